@@ -1,0 +1,69 @@
+# capi.rollout — every entry point. Each target installs what it needs (venvs, the API-server build).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV        ?= .venv
+FLOOR_VENV  ?= .venv-floor
+PY          := $(VENV)/bin/python
+FLEET       ?= tests/fleets/demo.yml
+SIM_STATE   ?= .sim
+export PYTHONPATH := $(CURDIR)/tests/sim
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+
+.PHONY: help venv venv-floor kube collection-link sanity sanity-floor units units-floor lint \
+        conformance integration test demo sim-up sim-down sim-status clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+
+venv: ## controller venv (Python >= 3.12, ansible-core 2.21.x) from requirements/controller.txt
+	@scripts/venv.sh $(VENV) requirements/controller.txt 3.13 3.12
+
+venv-floor: ## floor venv (Python 3.11, ansible-core 2.16.x) from requirements/floor.txt
+	@scripts/venv.sh $(FLOOR_VENV) requirements/floor.txt 3.11
+
+kube: ## build (or reuse) kube-apiserver + kube-controller-manager v1.20.2 from Debian sources
+	@scripts/build-kube.sh >/dev/null
+
+collection-link: ## make capi.rollout.* resolvable for .venv/bin/ansible-playbook run from the repo root
+	@mkdir -p .build/ansible_collections/capi && ln -sfn ../../.. .build/ansible_collections/capi/rollout
+
+sanity: venv ## ansible-test sanity (ansible-core 2.21, offline, --venv)
+	scripts/ansible-test.sh $(VENV) sanity
+
+sanity-floor: venv-floor ## ansible-test sanity on the declared floor (ansible-core 2.16, Python 3.11)
+	scripts/ansible-test.sh $(FLOOR_VENV) sanity
+
+units: venv ## unit tests of the pure core and client helpers
+	scripts/ansible-test.sh $(VENV) units --requirements
+
+units-floor: venv-floor ## the same unit tests on the floor
+	scripts/ansible-test.sh $(FLOOR_VENV) units --requirements
+
+lint: venv collection-link ## ansible-lint, production profile
+	$(VENV)/bin/ansible-lint --offline --profile production
+
+conformance: venv kube ## simulator conformance + interop tests against real API servers
+	$(PY) -m pytest tests/conformance -q
+
+integration: venv kube collection-link ## modules, roles and playbooks against simulated fleets
+	$(PY) -m pytest tests/integration -q
+
+test: sanity units sanity-floor units-floor lint conformance integration ## everything CI runs
+
+sim-up: venv kube collection-link ## start a simulated fleet: make sim-up FLEET=tests/fleets/demo.yml SIM_STATE=.sim
+	$(PY) -m capisim up --fleet $(FLEET) --state $(SIM_STATE)
+
+sim-down: venv ## stop exactly the processes sim-up started
+	$(PY) -m capisim down --state $(SIM_STATE)
+
+sim-status: venv ## MachineDeployments per management cluster
+	$(PY) -m capisim status --state $(SIM_STATE)
+
+demo: sim-up ## bring up the demo fleet and show it
+	$(PY) -m capisim status --state $(SIM_STATE)
+	@echo "Fleet is running; inventory: $(SIM_STATE)/inventory.yml. Stop it with: make sim-down"
+
+clean: ## stop any fleet and remove build output (the API-server cache in ~/.cache stays)
+	-[ -d $(SIM_STATE) ] && $(PY) -m capisim down --state $(SIM_STATE)
+	rm -rf .build tests/output $(SIM_STATE) .pytest_cache

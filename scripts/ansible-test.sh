@@ -2,7 +2,8 @@
 # Run ansible-test from a given venv, offline-safe and without Docker:
 # - ansible-test needs the collection under .../ansible_collections/capi/rollout and resolves the
 #   physical working directory, so a symlink is not enough: copy the files git would ship
-#   (tracked + untracked-but-not-ignored) into .build/test/<venv-name>/ansible_collections/capi/rollout.
+#   (tracked + untracked-but-not-ignored) into a directory outside this git work tree (inside it,
+#   ansible-test would see the copy as git-ignored and skip every target).
 # - `--venv` bootstraps pip by downloading get-pip.py; this machine has no route to that host, so
 #   a stand-in that uses ensurepip + PyPI is placed in ansible-test's cache first.
 # usage: scripts/ansible-test.sh VENV_DIR sanity|units [ansible-test args...]
@@ -30,7 +31,7 @@ subprocess.check_call([sys.executable, '-m', 'pip', 'install'] + args)
 PY
 fi
 
-dest=$root/.build/test/$(basename "$venv")/ansible_collections/capi/rollout
+dest=${TMPDIR:-/tmp}/capi-rollout-ansible-test/$(printf '%s' "$venv" | sha256sum | cut -c1-12)/ansible_collections/capi/rollout
 rm -rf "$dest" && mkdir -p "$dest"
 (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | tar --null -T - -cf -) | tar -xf - -C "$dest"
 cd "$dest"

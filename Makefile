@@ -10,7 +10,7 @@ SIM_STATE   ?= .sim
 export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help venv venv-floor kube collection-link sanity sanity-floor units units-floor lint \
+.PHONY: help system-deps venv venv-floor kube collection-link sanity sanity-floor units units-floor lint \
         conformance integration test demo sim-up sim-down sim-status clean
 
 help: ## list targets
@@ -22,16 +22,19 @@ venv: ## controller venv (Python >= 3.12, ansible-core 2.21.x) from requirements
 venv-floor: ## floor venv (Python 3.11, ansible-core 2.16.x) from requirements/floor.txt
 	@scripts/venv.sh $(FLOOR_VENV) requirements/floor.txt 3.11
 
+system-deps: ## Debian packages the tests need (shellcheck, etcd)
+	@scripts/system-deps.sh
+
 kube: ## build (or reuse) kube-apiserver + kube-controller-manager v1.20.2 from Debian sources
 	@scripts/build-kube.sh >/dev/null
 
 collection-link: ## make capi.rollout.* resolvable for .venv/bin/ansible-playbook run from the repo root
 	@mkdir -p .build/ansible_collections/capi && ln -sfn ../../.. .build/ansible_collections/capi/rollout
 
-sanity: venv ## ansible-test sanity (ansible-core 2.21, offline, --venv)
+sanity: venv system-deps ## ansible-test sanity (ansible-core 2.21, offline, --venv)
 	scripts/ansible-test.sh $(VENV) sanity
 
-sanity-floor: venv-floor ## ansible-test sanity on the declared floor (ansible-core 2.16, Python 3.11)
+sanity-floor: venv-floor system-deps ## ansible-test sanity on the declared floor (ansible-core 2.16, Python 3.11)
 	scripts/ansible-test.sh $(FLOOR_VENV) sanity
 
 units: venv ## unit tests of the pure core and client helpers

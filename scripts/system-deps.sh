@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian packages the tests need beyond the API-server build (which installs its own):
-# shellcheck makes ansible-test's shellcheck sanity test run instead of being skipped.
+# The shellcheck package makes the shellcheck sanity test of ansible-test run instead of being skipped.
 set -euo pipefail
 need=()
 for p in shellcheck etcd-server; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done

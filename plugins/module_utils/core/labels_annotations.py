@@ -1,0 +1,29 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Well-known Cluster API label/annotation keys (same in v1beta1 and v1beta2) and this collection's own."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+# Presence (any value) stops reconciliation of the object (MD, KCP, ...); KCP has no spec.paused.
+PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+# Rollout sequence number on MachineSets (and the current one copied to the MachineDeployment).
+REVISION_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision"
+# Comma separated revisions a reused MachineSet had before (still maintained through v1.14).
+REVISION_HISTORY_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision-history"
+DESIRED_REPLICAS_ANNOTATION = "machinedeployment.clusters.x-k8s.io/desired-replicas"
+MAX_REPLICAS_ANNOTATION = "machinedeployment.clusters.x-k8s.io/max-replicas"
+
+CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
+SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
+CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
+CONTROL_PLANE_NAME_LABEL = "cluster.x-k8s.io/control-plane-name"
+# Unique per MachineSet; must be stripped when copying an MS template back into its MD (undo).
+MACHINE_TEMPLATE_HASH_LABEL = "machine-template-hash"
+# Marks ClusterClass-managed objects: the topology controller re-applies their template fields.
+TOPOLOGY_OWNED_LABEL = "topology.cluster.x-k8s.io/owned"
+
+# This collection's record of its last action on an object: compact JSON {id, at, action, reason, actor}.
+# Kept in metadata.annotations (not spec.template) so writing it never causes a rollout.
+LAST_ROLLOUT_ANNOTATION = "rollout.capi-rollout.dev/last"

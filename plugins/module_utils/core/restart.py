@@ -1,0 +1,191 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Plan a restart (or scheduled restart, or infrastructure template switch) of an MD or KCP.
+
+Like clusterctl's ObjectRestarter (rollout_restarter.go): a merge patch that sets rolloutAfter
+(v1beta1 ``spec.rolloutAfter``, v1beta2 ``spec.rollout.after``) to now, refused for paused objects and
+while a future trigger is pending. Additions: scheduling a future time, switching the
+infrastructure template, ``force`` to replace a pending trigger, Cluster pause checks, and
+idempotence by ``rollout_id`` recorded in an annotation.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import guards
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
+
+RESTARTED = "restarted"
+SCHEDULED = "scheduled"
+
+get = apiversion.get_path
+
+
+def _means_now(after):
+    return after is None or (isinstance(after, str) and after.strip().lower() == "now")
+
+
+def _resolve_after(after, now, ref):
+    """Target trigger time: now for None/"now", else the parsed RFC 3339 time (second precision)."""
+    if _means_now(after):
+        return now
+    try:
+        return timeutil.truncate_seconds(timeutil.parse_time(after))
+    except ValueError:
+        raise RolloutError(f"invalid after {after!r}: neither 'now' nor an RFC 3339 time", ref=ref,
+                           hint="use 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z", reason="invalid_after")
+
+
+def _target_ref(requested, current, ref):
+    """Normalized {api_group, kind, name[, api_version]} the user asked for; kind/group default to current."""
+    if isinstance(requested, str):
+        requested = {"name": requested}
+    if not isinstance(requested, dict) or not requested.get("name"):
+        raise RolloutError("infrastructure_ref needs a name", ref=ref,
+                           hint="give infrastructure_ref.name (kind and api_group default to the current ones)",
+                           reason="invalid_infrastructure_ref")
+    current = current or {}
+    target = {
+        "api_group": requested.get("api_group") or current.get("api_group"),
+        "kind": requested.get("kind") or current.get("kind"),
+        "name": requested["name"],
+    }
+    if not target["kind"] or target["api_group"] is None:
+        raise RolloutError("infrastructure_ref needs kind and api_group: the object has no current reference to copy them from",
+                           ref=ref, hint="give infrastructure_ref.kind and infrastructure_ref.api_group",
+                           reason="invalid_infrastructure_ref")
+    if requested.get("api_version"):
+        target["api_version"] = requested["api_version"]
+    return target
+
+
+def _topology_after_warning(obj, kind, cluster):
+    """On v1.13+ a Cluster topology may set rollout.after itself; its value then wins over ours."""
+    if cluster is None:
+        return None
+    topology = get(cluster, "spec.topology", {}) or {}
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        after = get(topology, "controlPlane.rollout.after")
+    else:
+        topo_name = (get(obj, "metadata.labels", {}) or {}).get("topology.cluster.x-k8s.io/deployment-name")
+        after = None
+        for entry in get(topology, "workers.machineDeployments", []) or []:
+            if entry.get("name") == topo_name:
+                after = get(entry, "rollout.after")
+    if after:
+        return (f"the Cluster topology sets rollout.after={after} for this object and the topology controller re-applies it; "
+                "set it in Cluster spec.topology instead")
+    return None
+
+
+def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
+    """Record the infrastructureRef change; returns the new normalized ref or None when equal."""
+    path = apiversion.spec_path(kind, version, "infrastructure_ref")
+    current_raw = get(obj, path, {}) or {}
+    current = apiversion.normalize_ref(current_raw)
+    target = _target_ref(infrastructure_ref, current, ref)
+    wanted = {k: target[k] for k in ("api_group", "kind", "name")}
+    if wanted == current:
+        return None
+    guards.refuse_topology_owned(obj, kind, ref)
+    try:
+        new_raw = apiversion.ref_for_api(target, version, current=current_raw)
+    except ValueError as exc:
+        raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
+                           reason="invalid_infrastructure_ref")
+    for key, value in new_raw.items():
+        changes.record(apiversion.split_path(path) + (key,), current_raw.get(key), value)
+    # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
+    for stale in ("uid", "resourceVersion", "fieldPath"):
+        if current_raw.get(stale) is not None:
+            changes.record(apiversion.split_path(path) + (stale,), current_raw.get(stale), None)
+    return wanted
+
+
+def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
+                 rollout_id=None, reason=None, actor=None, record=True):
+    """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
+
+    ``now``: datetime or RFC 3339 string (injected, second precision is used).
+    ``after``: None or "now" (restart now) or an RFC 3339 time (scheduled if in the future).
+    ``infrastructure_ref``: None, a name, or {name, kind?, api_group?, api_version?} to switch the
+    infrastructure template (kind/group default to the current ones); with it and no ``after``,
+    the template change alone triggers the rollout.
+    ``force``: replace a trigger that is already scheduled in the future.
+    ``rollout_id``: a repeated call with the id of the last recorded action plans nothing.
+    ``record``: write the last-rollout annotation {id, at, action, reason, actor}.
+
+    Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
+    ``rollout_after`` (value after the patch) and ``revision_before`` (MD revision annotation).
+    Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
+    switches on topology-owned objects.
+    """
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    version = apiversion.version_of(obj, api_version)
+    now = timeutil.truncate_seconds(now)
+    meta = obj.get("metadata") or {}
+    ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
+    after_path = apiversion.spec_path(kind, version, "rollout_after")
+    current_after_raw = get(obj, after_path)
+    current_after = timeutil.parse_optional(current_after_raw)
+    extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj)}
+
+    def unchanged(message):
+        return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=message, **extra)
+
+    last = views.last_rollout_of(obj) or {}
+    if rollout_id is not None and last.get("id") == str(rollout_id):
+        return unchanged(f"rollout_id {rollout_id} was already applied ({last.get('action')} at {last.get('at')})")
+
+    guards.refuse_paused(obj, kind, ref, cluster)
+    target_after = _resolve_after(after, now, ref)
+    explicit_after = not _means_now(after)
+    if current_after is not None and current_after > now:
+        if explicit_after and target_after == current_after:
+            return unchanged(f"a rollout is already scheduled for {timeutil.format_time(current_after)}")
+        if not force:
+            raise RolloutError(
+                f"a rollout is already scheduled for {timeutil.format_time(current_after)} ({after_path})", ref=ref,
+                hint=f"wait for it to fire, or set force=true to replace it (clusterctl: remove '{after_path}' first)",
+                reason="rollout_scheduled")
+
+    changes = ChangeSet()
+    new_ref = None
+    if infrastructure_ref:
+        new_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
+    # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
+    if new_ref is None or after is not None:
+        if current_after != target_after:
+            changes.record(after_path, current_after_raw, timeutil.format_time(target_after))
+    if not changes.changed:
+        return unchanged(f"{after_path} is already {timeutil.format_time(target_after)}")
+
+    action = SCHEDULED if target_after > now and new_ref is None else RESTARTED
+    warnings = []
+    if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):
+        warning = _topology_after_warning(obj, kind, cluster)
+        if warning:
+            warnings.append(warning)
+    if record:
+        details = {"infrastructure_ref": new_ref["name"]} if new_ref else {}
+        if action == SCHEDULED:
+            details["after"] = timeutil.format_time(target_after)
+        changes.record(plans.record_path(), plans.current_record_raw(obj),
+                       plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor, **details))
+
+    if new_ref is not None:
+        message = f"infrastructure template switched to {new_ref['kind']} {new_ref['name']}, a rollout follows"
+    elif action == SCHEDULED:
+        message = f"rollout scheduled for {timeutil.format_time(target_after)} ({after_path})"
+    else:
+        message = f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
+    if new_ref is None or after is not None:
+        extra["rollout_after"] = timeutil.format_time(target_after)
+    return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings, **extra)

@@ -1,0 +1,81 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Rollout status entry points: per-kind completion + progress message, and why a rollout is stuck."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core.status_kubeadmcontrolplane import control_plane_status
+from ansible_collections.capi.rollout.plugins.module_utils.core.status_machinedeployment import (  # noqa: F401 pylint: disable=unused-import
+    deployment_complete, machine_deployment_status,
+)
+
+# Conditions whose True status means "something is still moving" (and whose message says what).
+_MOVING_CONDITIONS = ("RollingOut", "ScalingUp", "ScalingDown", "Remediating", "Deleting")
+# Conditions whose False status means "something is unhealthy".
+_HEALTH_CONDITIONS = ("Available", "MachinesReady")
+_MAX_MACHINE_LINES = 5
+
+
+def rollout_status(obj, api_version=None, machine_sets=None, now=None):
+    """{ref, done, observed, message, waiting_for, replicas, paused_reasons} for an MD or KCP.
+
+    For MDs, pass the namespace's ``machine_sets`` and ``now`` when available: completion is then
+    checked against the MachineSets too (exact right after a restart). KCPs ignore both."""
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    if kind == apiversion.MACHINE_DEPLOYMENT:
+        return machine_deployment_status(obj, api_version=api_version, machine_sets=machine_sets, now=now)
+    return control_plane_status(obj, api_version=api_version)
+
+
+def _condition_line(cond):
+    reason = f" ({cond['reason']})" if cond.get("reason") else ""
+    message = conds.first_lines(cond.get("message"))
+    return f"{cond['type']}{reason}: {message}" if message else f"{cond['type']} is {cond['status']}{reason}"
+
+
+def _machine_line(machine):
+    name = machine.get("name")
+    if machine.get("deleting"):
+        return f"Machine {name} is being deleted (phase {machine.get('phase')})"
+    if machine.get("ready") is False or machine.get("ready") is None:
+        ready = conds.find(machine.get("conditions"), "Ready")
+        detail = conds.first_lines(ready["message"]) if ready and ready.get("message") else f"phase {machine.get('phase')}"
+        return f"Machine {name} is not ready: {detail}"
+    if machine.get("available") is False:
+        return f"Machine {name} is ready but not yet available"
+    return None
+
+
+def stuck_reasons(view, conditions=None, machines=None):
+    """Short lines saying what holds a rollout back, for wait timeouts and failures.
+
+    ``view`` is an MD/KCP view (core.view); ``conditions`` overrides its conditions (normalized list);
+    ``machines`` is an optional list of Machine views whose unhealthy members are listed (at most 5).
+    """
+    lines = [f"paused: {reason}" for reason in view.get("paused_reasons") or []]
+    if ((view.get("rollout") or {}).get("strategy") or {}).get("type") == "OnDelete":
+        lines.append("strategy OnDelete: old Machines are only replaced when someone deletes them")
+    cond_list = view.get("conditions") if conditions is None else conditions
+    style = view.get("conditions_style", "v1beta2") if conditions is None else "v1beta2"
+    if style == "v1beta1":
+        # Old-style conditions: False with a severity is the controller telling what is wrong.
+        for cond in cond_list or []:
+            if cond["status"] == conds.FALSE and cond.get("severity") in ("Error", "Warning") and cond["type"] != "Ready":
+                lines.append(_condition_line(cond))
+    else:
+        for cond_type in _MOVING_CONDITIONS:
+            cond = conds.find(cond_list, cond_type)
+            if cond and cond["status"] == conds.TRUE:
+                lines.append(_condition_line(cond))
+        for cond_type in _HEALTH_CONDITIONS:
+            cond = conds.find(cond_list, cond_type)
+            if cond and cond["status"] != conds.TRUE:
+                lines.append(_condition_line(cond))
+    machine_lines = [line for line in (_machine_line(m) for m in machines or []) if line]
+    if len(machine_lines) > _MAX_MACHINE_LINES:
+        extra = len(machine_lines) - _MAX_MACHINE_LINES
+        machine_lines = machine_lines[:_MAX_MACHINE_LINES] + [f"... and {extra} more machines"]
+    return lines + machine_lines

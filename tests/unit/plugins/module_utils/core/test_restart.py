@@ -1,0 +1,355 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+import datetime
+import json
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import restart
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
+
+LAST = "rollout.capi-rollout.dev/last"
+RECORD = {"record": False}  # patches identical to clusterctl's
+
+
+def _after_path(version):
+    return "spec.rolloutAfter" if version == "v1beta1" else "spec.rollout.after"
+
+
+# ---------------------------------------------------------------------------------------------
+# clusterctl Test_ObjectRestarter (rollout_restarter_test.go), both API versions
+
+
+def _paused_md(version):
+    obj = objs.bare("MachineDeployment", "md-1", version)
+    obj["spec"] = {"paused": True}
+    return obj
+
+
+def _scheduled(kind, name, version):
+    obj = objs.bare(kind, name, version)
+    return objs.set_rollout_after(dict(obj, spec={}), objs.HOUR_LATER)
+
+
+RESTARTER_CASES = [
+    ("md no spec", lambda v: objs.bare("MachineDeployment", "md-1", v), None),
+    ("md paused", _paused_md, "paused"),
+    ("md rolloutAfter in 1h", lambda v: _scheduled("MachineDeployment", "md-1", v), "rollout_scheduled"),
+    ("kcp no spec", lambda v: objs.bare("KubeadmControlPlane", "kcp", v), None),
+    ("kcp paused annotation", lambda v: objs.annotate(objs.bare("KubeadmControlPlane", "kcp", v), "cluster.x-k8s.io/paused", "true"),
+     "paused"),
+    ("kcp rolloutAfter in 1h", lambda v: _scheduled("KubeadmControlPlane", "kcp", v), "rollout_scheduled"),
+]
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("name, build, error_reason", RESTARTER_CASES, ids=[c[0] for c in RESTARTER_CASES])
+def test_object_restarter(version, name, build, error_reason):
+    obj = build(version)
+    before = copy.deepcopy(obj)
+    if error_reason:
+        with pytest.raises(RolloutError) as exc:
+            restart.plan_restart(obj, objs.NOW, **RECORD)
+        assert exc.value.reason == error_reason
+        assert exc.value.ref == f"{obj['kind'].lower()}/default/{obj['metadata']['name']}"
+        assert exc.value.hint
+        assert objs.rollout_after_of(obj) == objs.rollout_after_of(before)
+        return
+    plan = restart.plan_restart(obj, objs.NOW, **RECORD)
+    value = objs.rollout_after_in_patch(version, plan["patch"])
+    # non-zero, and exactly the injected now in UTC
+    assert value and value != "0001-01-01T00:00:00Z"
+    assert value == objs.NOW_TEXT
+    assert plan["action"] == "restarted" and plan["changed"] is True
+    assert plan["patch_type"] == "merge"
+    if version == "v1beta1":
+        assert plan["patch"] == {"spec": {"rolloutAfter": objs.NOW_TEXT}}
+    else:
+        assert plan["patch"] == {"spec": {"rollout": {"after": objs.NOW_TEXT}}}
+    patched = objs.apply_merge_patch(obj, plan["patch"])
+    assert objs.rollout_after_of(patched) == objs.NOW_TEXT
+    assert obj == before
+
+
+@pytest.mark.parametrize("now", [
+    datetime.datetime(2026, 3, 1, 13, 0, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
+    "2026-03-01T07:00:00-05:00",
+    datetime.datetime(2026, 3, 1, 12, 0, 0, 654321, tzinfo=datetime.timezone.utc),
+])
+def test_now_is_written_in_utc_seconds(now):
+    plan = restart.plan_restart(objs.bare("MachineDeployment", "md-1"), now, **RECORD)
+    assert plan["rollout_after"] == objs.NOW_TEXT
+
+
+# ---------------------------------------------------------------------------------------------
+# guards: each raises with the ref and a hint, nothing planned
+
+
+GUARDS = [
+    ("md spec.paused", lambda v: dict(objs.machine_deployment(v), spec=dict(objs.machine_deployment(v)["spec"], paused=True)), {},
+     "paused", "capi_rollout_pause with paused=false"),
+    ("md paused annotation", lambda v: objs.annotate(objs.machine_deployment(v), "cluster.x-k8s.io/paused", ""), {},
+     "paused", "cluster.x-k8s.io/paused-"),
+    ("kcp paused annotation", lambda v: objs.annotate(objs.kubeadm_control_plane(v), "cluster.x-k8s.io/paused", "true"), {},
+     "paused", "capi_rollout_pause with paused=false"),
+    ("cluster paused", objs.machine_deployment, {"cluster": objs.cluster(paused=True)},
+     "cluster_paused", "unpause Cluster default/c1"),
+    ("kcp cluster paused", objs.kubeadm_control_plane, {"cluster": objs.cluster(paused=True)},
+     "cluster_paused", "unpause Cluster"),
+    ("future trigger", lambda v: objs.set_rollout_after(objs.machine_deployment(v), objs.HOUR_LATER), {},
+     "rollout_scheduled", "force=true"),
+    ("future trigger vs other future", lambda v: objs.set_rollout_after(objs.machine_deployment(v), objs.HOUR_LATER),
+     {"after": "2026-03-02T00:00:00Z"}, "rollout_scheduled", "force=true"),
+    ("invalid after", objs.machine_deployment, {"after": "tomorrow"}, "invalid_after", "RFC 3339"),
+    ("invalid after date only", objs.machine_deployment, {"after": "2026-03-02"}, "invalid_after", "'now'"),
+    ("template switch on topology-owned", lambda v: objs.label(objs.machine_deployment(v), "topology.cluster.x-k8s.io/owned", ""),
+     {"infrastructure_ref": {"name": "md-0-infra-v2"}}, "topology_owned", "Cluster topology"),
+    ("kcp template switch on topology-owned",
+     lambda v: objs.label(objs.kubeadm_control_plane(v), "topology.cluster.x-k8s.io/owned", ""),
+     {"infrastructure_ref": "c1-cp-infra-v2"}, "topology_owned", "ClusterClass"),
+    ("infrastructure_ref without name", objs.machine_deployment, {"infrastructure_ref": {"kind": "X"}},
+     "invalid_infrastructure_ref", "infrastructure_ref.name"),
+]
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("name, build, kwargs, reason, hint_part", GUARDS, ids=[g[0] for g in GUARDS])
+def test_guards(version, name, build, kwargs, reason, hint_part):
+    obj = build(version)
+    before = copy.deepcopy(obj)
+    with pytest.raises(RolloutError) as exc:
+        restart.plan_restart(obj, objs.NOW, **kwargs)
+    err = exc.value
+    assert err.reason == reason
+    assert err.ref == f"{obj['kind'].lower()}/default/{obj['metadata']['name']}"
+    assert str(err).startswith(err.ref + ": ")
+    assert hint_part in err.hint
+    assert obj == before
+
+
+def test_invalid_kind():
+    with pytest.raises(RolloutError) as exc:
+        restart.plan_restart(objs.machine_set(), objs.NOW)
+    assert exc.value.reason == "invalid_kind"
+
+
+# ---------------------------------------------------------------------------------------------
+# scheduling
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("current, kwargs, action, written", [
+    # fresh object, future after: scheduled
+    (None, {"after": objs.HOUR_LATER}, "scheduled", objs.HOUR_LATER),
+    # offsets are normalized to UTC
+    (None, {"after": "2026-03-01T14:00:00+01:00"}, "scheduled", objs.HOUR_LATER),
+    # explicit past time: fires immediately for machines created before it
+    (None, {"after": objs.HOUR_EARLIER}, "restarted", objs.HOUR_EARLIER),
+    (None, {"after": "now"}, "restarted", objs.NOW_TEXT),
+    (None, {"after": "NOW"}, "restarted", objs.NOW_TEXT),
+    # a past trigger is simply overwritten (clusterctl)
+    (objs.HOUR_EARLIER, {}, "restarted", objs.NOW_TEXT),
+    # force replaces a future trigger, with now or with another time
+    (objs.HOUR_LATER, {"force": True}, "restarted", objs.NOW_TEXT),
+    (objs.HOUR_LATER, {"force": True, "after": "2026-03-02T00:00:00Z"}, "scheduled", "2026-03-02T00:00:00Z"),
+    # same future time again: nothing to do (idempotent scheduling)
+    (objs.HOUR_LATER, {"after": objs.HOUR_LATER}, "unchanged", None),
+    (objs.HOUR_LATER, {"after": "2026-03-01T14:00:00+01:00"}, "unchanged", None),
+    # already exactly now (same second)
+    (objs.NOW_TEXT, {}, "unchanged", None),
+])
+def test_after_handling(version, current, kwargs, action, written):
+    md = objs.machine_deployment(version)
+    if current:
+        md = objs.set_rollout_after(md, current)
+    plan = restart.plan_restart(md, objs.NOW, record=False, **kwargs)
+    assert plan["action"] == action
+    assert plan["changed"] is (action != "unchanged")
+    if written is None:
+        assert plan["patch"] is None
+        assert plan["diff"] == {"before": "", "after": "", "before_header": "machinedeployment/default/md-0 (before)",
+                                "after_header": "machinedeployment/default/md-0 (after)"}
+    else:
+        assert objs.rollout_after_in_patch(version, plan["patch"]) == written
+        assert plan["rollout_after"] == written
+        assert plan["changes"] == [{"path": _after_path(version), "before": current, "after": written}]
+
+
+def test_scheduled_message_and_record():
+    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, after=objs.HOUR_LATER, reason="maintenance window")
+    assert plan["message"] == f"machinedeployment/default/md-0: rollout scheduled for {objs.HOUR_LATER} (spec.rollout.after)"
+    record = json.loads(plan["patch"]["metadata"]["annotations"][LAST])
+    assert record == {"action": "scheduled", "after": objs.HOUR_LATER, "at": objs.NOW_TEXT, "reason": "maintenance window"}
+
+
+# ---------------------------------------------------------------------------------------------
+# rollout_id idempotence
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("kind", ["MachineDeployment", "KubeadmControlPlane"])
+def test_rollout_id_idempotence(version, kind):
+    obj = objs.machine_deployment(version) if kind == "MachineDeployment" else objs.kubeadm_control_plane(version)
+    first = restart.plan_restart(obj, objs.NOW, rollout_id="change-42", reason="CVE-2026-1", actor="alice")
+    assert first["action"] == "restarted"
+    record = json.loads(first["patch"]["metadata"]["annotations"][LAST])
+    assert record == {"id": "change-42", "at": objs.NOW_TEXT, "action": "restarted", "reason": "CVE-2026-1", "actor": "alice"}
+    patched = objs.apply_merge_patch(obj, first["patch"])
+    # a later run (even minutes later, even when the trigger is in the past) changes nothing
+    later = objs.NOW + datetime.timedelta(minutes=30)
+    again = restart.plan_restart(patched, later, rollout_id="change-42")
+    assert again["action"] == "unchanged" and again["changed"] is False and again["patch"] is None
+    assert "change-42 was already applied" in again["message"]
+    # a new id restarts again
+    other = restart.plan_restart(patched, later, rollout_id="change-43")
+    assert other["action"] == "restarted"
+    assert objs.rollout_after_in_patch(version, other["patch"]) == "2026-03-01T12:30:00Z"
+
+
+def test_rollout_id_match_wins_over_pause():
+    md = objs.annotate(objs.machine_deployment(), LAST, '{"action":"restarted","at":"2026-03-01T11:00:00Z","id":"7"}')
+    md["spec"]["paused"] = True
+    assert restart.plan_restart(md, objs.NOW, rollout_id=7)["action"] == "unchanged"
+
+
+def test_record_replaces_previous_record_and_shows_in_diff():
+    md = objs.annotate(objs.machine_deployment(), LAST, '{"action":"restarted","at":"2026-02-01T00:00:00Z","id":"old"}')
+    plan = restart.plan_restart(md, objs.NOW, rollout_id="new")
+    assert plan["before"]["metadata"]["annotations"][LAST] == '{"action":"restarted","at":"2026-02-01T00:00:00Z","id":"old"}'
+    assert "rollout.capi-rollout.dev/last: '{\"action\":\"restarted\",\"at\":\"2026-03-01T12:00:00Z\",\"id\":\"new\"}'" in plan["diff"]["after"]
+
+
+# ---------------------------------------------------------------------------------------------
+# template switch
+
+
+def test_md_v1beta2_template_switch_only_changes_the_ref_name():
+    md = objs.machine_deployment("v1beta2")
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v2"}, record=False)
+    assert plan["action"] == "restarted"
+    assert plan["patch"] == {"spec": {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v2"}}}}}
+    assert plan["rollout_after"] is None  # the template change is the trigger
+    assert plan["message"].endswith("infrastructure template switched to DockerMachineTemplate md-0-infra-v2, a rollout follows")
+    patched = objs.apply_merge_patch(md, plan["patch"])
+    assert patched["spec"]["template"]["spec"]["infrastructureRef"] == {
+        "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2"}
+
+
+def test_md_v1beta1_template_switch_preserves_api_version_and_drops_stale_uid():
+    md = objs.machine_deployment("v1beta1")
+    md["spec"]["template"]["spec"]["infrastructureRef"]["uid"] = "uid-of-old-template"
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", record=False)
+    patched = objs.apply_merge_patch(md, plan["patch"])
+    assert patched["spec"]["template"]["spec"]["infrastructureRef"] == {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2",
+        "namespace": "default"}
+    assert plan["patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "md-0-infra-v2", "uid": None}
+
+
+def test_v1beta1_switch_to_other_group_needs_api_version():
+    md = objs.machine_deployment("v1beta1")
+    target = {"name": "aws-v1", "kind": "AWSMachineTemplate", "api_group": "infrastructure.cluster.x-k8s.io.example"}
+    with pytest.raises(RolloutError) as exc:
+        restart.plan_restart(md, objs.NOW, infrastructure_ref=target)
+    assert exc.value.reason == "invalid_infrastructure_ref" and "api_version" in exc.value.hint
+    target["api_version"] = "infrastructure.cluster.x-k8s.io.example/v1beta2"
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref=target, record=False)
+    assert plan["patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {
+        "apiVersion": "infrastructure.cluster.x-k8s.io.example/v1beta2", "kind": "AWSMachineTemplate", "name": "aws-v1"}
+
+
+@pytest.mark.parametrize("version, path", [
+    ("v1beta1", ("spec", "machineTemplate", "infrastructureRef")),
+    ("v1beta2", ("spec", "machineTemplate", "spec", "infrastructureRef")),
+])
+def test_kcp_template_switch_paths(version, path):
+    kcp = objs.kubeadm_control_plane(version)
+    plan = restart.plan_restart(kcp, objs.NOW, infrastructure_ref={"name": "c1-cp-infra-v2"}, record=False)
+    patch = plan["patch"]
+    for key in path:
+        patch = patch[key]
+    assert patch == {"name": "c1-cp-infra-v2"}
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_same_infra_ref_still_restarts(version):
+    md = objs.machine_deployment(version)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v1", "kind": "DockerMachineTemplate"},
+                                record=False)
+    assert plan["action"] == "restarted"
+    assert objs.rollout_after_in_patch(version, plan["patch"]) == objs.NOW_TEXT
+    assert [c["path"] for c in plan["changes"]] == [_after_path(version)]
+
+
+def test_template_switch_with_explicit_after_sets_both():
+    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, infrastructure_ref="md-0-infra-v2", after="now", record=False)
+    assert [c["path"] for c in plan["changes"]] == ["spec.template.spec.infrastructureRef.name", "spec.rollout.after"]
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_plain_restart_of_topology_owned_is_allowed(version):
+    md = objs.label(objs.machine_deployment(version), "topology.cluster.x-k8s.io/owned", "")
+    plan = restart.plan_restart(md, objs.NOW, record=False)
+    assert plan["action"] == "restarted" and plan["warnings"] == []
+
+
+def test_topology_owned_restart_warns_when_topology_sets_rollout_after():
+    md = objs.label(objs.machine_deployment(), "topology.cluster.x-k8s.io/owned", "")
+    md = objs.label(md, "topology.cluster.x-k8s.io/deployment-name", "md-0")
+    topology = {"workers": {"machineDeployments": [{"class": "default-worker", "name": "md-0",
+                                                    "rollout": {"after": "2026-01-01T00:00:00Z"}}]}}
+    plan = restart.plan_restart(md, objs.NOW, cluster=objs.cluster(topology=topology), record=False)
+    assert plan["action"] == "restarted"
+    assert len(plan["warnings"]) == 1 and "rollout.after=2026-01-01T00:00:00Z" in plan["warnings"][0]
+    kcp = objs.label(objs.kubeadm_control_plane(), "topology.cluster.x-k8s.io/owned", "")
+    topology = {"controlPlane": {"rollout": {"after": "2026-01-01T00:00:00Z"}}}
+    assert restart.plan_restart(kcp, objs.NOW, cluster=objs.cluster(topology=topology))["warnings"]
+
+
+# ---------------------------------------------------------------------------------------------
+# plan contents and diff
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_diff_shows_only_changed_fields(version):
+    md = objs.set_rollout_after(objs.machine_deployment(version), objs.HOUR_EARLIER)
+    plan = restart.plan_restart(md, objs.NOW, record=False)
+    if version == "v1beta1":
+        assert plan["diff"]["before"] == f'spec:\n  rolloutAfter: "{objs.HOUR_EARLIER}"\n'
+        assert plan["diff"]["after"] == f'spec:\n  rolloutAfter: "{objs.NOW_TEXT}"\n'
+    else:
+        assert plan["diff"]["before"] == f'spec:\n  rollout:\n    after: "{objs.HOUR_EARLIER}"\n'
+        assert plan["diff"]["after"] == f'spec:\n  rollout:\n    after: "{objs.NOW_TEXT}"\n'
+    assert plan["diff"]["before_header"] == "machinedeployment/default/md-0 (before)"
+    for text in (plan["diff"]["before"], plan["diff"]["after"]):
+        assert "replicas" not in text and "template" not in text and "status" not in text
+
+
+def test_plan_identity_fields():
+    plan = restart.plan_restart(objs.machine_deployment("v1beta1"), objs.NOW)
+    assert plan["ref"] == "machinedeployment/default/md-0"
+    assert plan["kind"] == "MachineDeployment" and plan["name"] == "md-0" and plan["namespace"] == "default"
+    assert plan["api_version"] == "v1beta1"
+    assert plan["resource_version"] == "4711"
+    assert plan["revision_before"] == 2
+    assert plan["message"] == "machinedeployment/default/md-0: rollout triggered (spec.rolloutAfter=2026-03-01T12:00:00Z)"
+    assert restart.plan_restart(objs.kubeadm_control_plane(), objs.NOW)["revision_before"] is None
+
+
+def test_explicit_api_version_overrides_object():
+    """The client may read with one version and patch through another endpoint."""
+    md = objs.bare("MachineDeployment", "md-1", "v1beta1")
+    plan = restart.plan_restart(md, objs.NOW, api_version="cluster.x-k8s.io/v1beta2", record=False)
+    assert plan["patch"] == {"spec": {"rollout": {"after": objs.NOW_TEXT}}}
+
+
+def test_time_helpers_are_used_consistently():
+    plan = restart.plan_restart(objs.bare("KubeadmControlPlane", "kcp"), objs.NOW)
+    assert timeutil.parse_time(plan["rollout_after"]) == objs.NOW

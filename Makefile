@@ -46,7 +46,7 @@ units-floor: venv-floor ## the same unit tests on the floor
 lint: venv collection-link ## ansible-lint, production profile
 	$(VENV)/bin/ansible-lint --offline --profile production
 
-conformance: venv kube ## simulator conformance + interop tests against real API servers
+conformance: venv system-deps kube collection-link ## simulator conformance + interop tests against real API servers
 	$(PY) -m pytest tests/conformance -q
 
 integration: venv kube collection-link ## modules, roles and playbooks against simulated fleets

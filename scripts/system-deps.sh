@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the tests need beyond the API-server build (which installs its own):
-# The shellcheck package makes the shellcheck sanity test of ansible-test run instead of being skipped.
+# shellcheck so that the sanity test of that name runs instead of being skipped, and chromium
+# to render the fleet report in the browser test.
 set -euo pipefail
 need=()
-for p in shellcheck etcd-server; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in shellcheck etcd-server chromium; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
 echo "[system-deps] installing ${need[*]}" >&2

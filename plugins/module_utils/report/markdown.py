@@ -1,0 +1,369 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Markdown fleet report (GitHub-flavoured tables; every user-supplied string escaped)."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
+    ARROW,
+    DASH,
+    clock,
+    duration,
+    md,
+    seconds_between,
+    timestamp,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
+    NormalizedReport,
+    cluster_sentence_parts,
+    cluster_stats,
+    normalize,
+    object_bucket,
+    repeats_object_reason,
+    summarize,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.report.timeline import result_label
+
+ICONS = {
+    "succeeded": "\u2705",
+    "failed": "\u274c",
+    "partial": "\u26a0\ufe0f",
+    "stopped_window": "\u23f0",
+    "running": "\U0001f504",
+    "pending": "\u23f3",
+    "planned": "\U0001f4dd",
+    "skipped": "\u23ed\ufe0f",
+    "undone": "\u21a9\ufe0f",
+    "blocked": "\u26d4",
+}
+
+
+def status(result, text=None):
+    """``❌ failed``: icon plus words, so the table reads without colour."""
+    icon = ICONS.get(result)
+    label = md(text or result_label(result))
+    return "%s %s" % (icon, label) if icon else label
+
+
+def _row(cells):
+    return "| " + " | ".join(cell if cell else " " for cell in cells) + " |"
+
+
+def _table(header, rows, right=()):
+    out = [_row(header), "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
+    out.extend(_row(r) for r in rows)
+    return out
+
+
+def _obj_name(obj):
+    name = "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
+    return "%s %s" % (md(obj["kind_short"]), md(name))
+
+
+def _template(obj):
+    before, after = obj["before"], obj["after"]
+    bname, aname = before["name"], after["name"]
+    if bname and aname and bname != aname:
+        text = "%s %s **%s**" % (md(bname), ARROW, md(aname))
+    elif aname or bname:
+        text = md(aname or bname) + (" (unchanged)" if bname and aname else "")
+    else:
+        text = DASH
+    if before["version"] and after["version"] and before["version"] != after["version"]:
+        text += "<br>%s %s **%s**" % (md(before["version"]), ARROW, md(after["version"]))
+    elif before["version"] or after["version"]:
+        text += "<br>%s" % md(after["version"] or before["version"])
+    return text
+
+
+def _wave_name(cluster, index):
+    if index is None:
+        return DASH
+    for wave in cluster["waves"]:
+        if wave["index"] == index and wave["name"]:
+            return "%d \u00b7 %s" % (index, md(wave["name"]))
+    return str(index)
+
+
+def _object_result(obj):
+    bucket = object_bucket(obj)
+    if bucket == "switched":
+        return status("succeeded", "switched")
+    if bucket == "unchanged":
+        return status("skipped", "already on target")
+    text = status(obj["result"])
+    if obj["undo"] and obj["undo"]["finished"] and obj["undo"]["result"] != "failed" and obj["result"] == "failed":
+        text += ", " + status("undone")
+    return text
+
+
+def _notes(obj):
+    notes = []
+    if obj["failure_reason"]:
+        notes.append(("**%s**" if obj["result"] in ("failed", "undone") else "%s") % md(obj["failure_reason"]))
+    for stuck in obj["stuck_machines"]:
+        notes.append("stuck: %s%s%s" % (
+            md(stuck["name"] or DASH), " on node %s" % md(stuck["node"]) if stuck["node"] else "",
+            ": " + md(stuck["reason"]) if stuck["reason"] else ""))
+    undo = obj["undo"]
+    if undo and undo["started"]:
+        if undo["result"] == "failed":
+            notes.append("**undo failed**: %s" % md(undo["failure_reason"] or "no reason recorded"))
+        else:
+            notes.append("undone%s in %s" % (" to " + md(obj["before"]["name"]) if obj["before"]["name"] else "",
+                                             duration(seconds_between(undo["started"], undo["finished"]))))
+    if obj["next_step"]:
+        notes.append("next step: %s" % md(obj["next_step"]))
+    for blocker in obj["blockers"]:
+        notes.append("blocked: %s" % md(blocker))
+    return "<br>".join(notes)
+
+
+def _objects_table(cluster, day):
+    rows = []
+    for obj in cluster["objects"]:
+        wave = None
+        for candidate in cluster["waves"]:
+            if candidate["index"] == obj["wave"]:
+                wave = candidate
+        soak = None
+        if wave and object_bucket(obj) in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
+            soak = seconds_between(wave["rollout_finished"], wave["soak_finished"])
+        rows.append([
+            _obj_name(obj), md(obj["cluster"] or DASH), _wave_name(cluster, obj["wave"]),
+            str(obj["replicas"]) if obj["replicas"] is not None else DASH,
+            _template(obj), _object_result(obj), clock(obj["started"], day),
+            duration(seconds_between(obj["started"], obj["finished"])), duration(soak), _notes(obj),
+        ])
+    return _table(["Object", "Workload cluster", "Wave", "Replicas", "Template before %s after" % ARROW, "Result",
+                   "Started", "Rollout", "Soak", "Reason / notes"], rows, right=(3, 6, 7, 8))
+
+
+def _waves_table(cluster, day):
+    rows = []
+    for wave in cluster["waves"]:
+        names = ", ".join(_obj_name(o) for o in wave["objects"]) or DASH
+        rows.append([
+            "%d" % wave["index"] + (" \u00b7 %s" % md(wave["name"]) if wave["name"] else ""), names,
+            clock(wave["started"], day),
+            duration(seconds_between(wave["started"], wave["rollout_finished"])),
+            duration(seconds_between(wave["rollout_finished"], wave["soak_finished"])),
+            status(wave["result"]) if wave["result"] else DASH,
+        ])
+    return _table(["Wave", "Objects", "Started", "Rollout", "Soak", "Result"], rows, right=(2, 3, 4))
+
+
+def _action_text(obj):
+    return {
+        "switch": "switch template",
+        "plan": "switch template",
+        "unchanged": "none (already on target)",
+        "skip": "skip",
+        "undo": "undo",
+    }.get(obj["action"], md(obj["action"]))
+
+
+def _plan_table(cluster):
+    rows = []
+    for obj in cluster["objects"]:
+        blockers = "<br>".join("%s %s" % (ICONS["blocked"], md(b)) for b in obj["blockers"])
+        if not blockers and obj["action"] in ("switch", "plan", "undo"):
+            blockers = "none"
+        action = _action_text(obj)
+        if obj["failure_reason"]:
+            action += "<br>" + md(obj["failure_reason"])
+        rows.append([
+            md(obj["cluster"] or DASH), _obj_name(obj), str(obj["replicas"]) if obj["replicas"] is not None else DASH,
+            _template(obj), action, _wave_name(cluster, obj["wave"]), blockers,
+        ])
+    return _table(["Workload cluster", "Object", "Replicas", "Current template %s target template" % ARROW, "Action",
+                   "Wave", "Blockers"], rows, right=(2,))
+
+
+def _sentence(cluster, mode):
+    return ", ".join(("**%s**" % md(text)) if tone else md(text) for text, tone in cluster_sentence_parts(cluster, mode)) + "."
+
+
+def _attention(report):
+    out = []
+    for cluster in report["management_clusters"]:
+        failed = [o for o in cluster["objects"] if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
+        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
+        fallback = None
+        show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and (
+            cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
+        if show_cluster and cluster["result"] == "failed" and failed and (
+                not cluster["failure_reason"] or repeats_object_reason(cluster["failure_reason"], cluster["name"], reasons)):
+            show_cluster = False
+            fallback = cluster["next_step"]
+        if show_cluster:
+            out.append("### %s %s: %s" % (ICONS.get(cluster["result"], ""), md(cluster["name"]), md(result_label(cluster["result"]))))
+            out.append("")
+            if cluster["failure_reason"]:
+                out.append("- **Reason:** %s" % md(cluster["failure_reason"]))
+            pending = [o for o in cluster["objects"] if o["result"] == "pending"]
+            if pending:
+                out.append("- **Not started:** %s" % ", ".join(_obj_name(o) for o in pending))
+            if cluster["next_step"]:
+                out.append("- **Next step:** %s" % md(cluster["next_step"]))
+            out.append("")
+        for obj in failed:
+            where = []
+            if obj["cluster"]:
+                where.append("workload cluster " + obj["cluster"])
+            if obj["wave"] is not None:
+                where.append("wave %s" % _wave_name(cluster, obj["wave"]))
+            out.append("### %s %s \u203a %s %s%s" % (
+                ICONS["failed"], md(cluster["name"]), md(obj["kind"]),
+                md("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]),
+                " (%s)" % md(", ".join(where)) if where else ""))
+            out.append("")
+            out.append("- **Reason:** %s" % md(obj["failure_reason"]))
+            for stuck in obj["stuck_machines"]:
+                out.append("- **Stuck:** machine %s%s%s" % (
+                    md(stuck["name"] or DASH), " (node %s)" % md(stuck["node"]) if stuck["node"] else " (no node yet)",
+                    ": " + md(stuck["reason"]) if stuck["reason"] else ""))
+            next_step = obj["next_step"] or fallback
+            fallback = None
+            undo = obj["undo"]
+            if undo and undo["started"]:
+                if undo["result"] == "failed":
+                    out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
+                    next_step = undo["next_step"] or next_step
+                else:
+                    others = [o for o in cluster["objects"] if o is not obj and o["undo"] and o["undo"]["started"]]
+                    out.append("- **Undone:** switched back to %s in %s%s" % (
+                        md(obj["before"]["name"] or "the previous template"),
+                        duration(seconds_between(undo["started"], undo["finished"])),
+                        "; also undone: " + ", ".join(_obj_name(o) for o in others) if others else ""))
+            if next_step:
+                out.append("- **Next step:** %s" % md(next_step))
+            out.append("")
+        for obj in cluster["objects"]:
+            if obj["blockers"]:
+                out.append("### %s %s \u203a %s %s: blocked" % (
+                    ICONS["blocked"], md(cluster["name"]), md(obj["kind"]),
+                    md("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"])))
+                out.append("")
+                out.extend("- %s" % md(b) for b in obj["blockers"])
+                out.append("")
+    if not out:
+        return []
+    return ["## Needs attention", ""] + out
+
+
+def _counts_line(report, summary):
+    mcs, mds, cps = summary["management_clusters"], summary["machine_deployments"], summary["control_planes"]
+    if report["mode"] == "check":
+        return ("**Management clusters:** %d \u00b7 **MachineDeployments to switch:** %d of %d \u00b7 "
+                "**Control planes to switch:** %d of %d \u00b7 **Machines to replace:** %d \u00b7 **Blocked:** %d" % (
+                    mcs["total"], mds["planned"], mds["total"], cps["planned"], cps["total"],
+                    summary["machines_to_replace"], summary["objects"]["blocked"]))
+
+    def extra(counts):
+        bits = []
+        for key, text in (("failed", "failed"), ("reverted", "undone"), ("pending", "not started"),
+                          ("unchanged", "already on target"), ("skipped", "skipped"), ("running", "running")):
+            if counts[key]:
+                bits.append("%d %s" % (counts[key], text))
+        return " (%s)" % ", ".join(bits) if bits else ""
+
+    cbits = []
+    for key, text in (("failed", "failed"), ("stopped_window", "stopped at window end"), ("partial", "partial"),
+                      ("skipped", "skipped"), ("running", "running")):
+        if mcs.get(key):
+            cbits.append("%d %s" % (mcs[key], text))
+    return ("**Management clusters:** %d of %d ok%s \u00b7 **MachineDeployments:** %d of %d switched%s \u00b7 "
+            "**Control planes:** %d of %d switched%s \u00b7 **Machines replaced:** %d" % (
+                mcs["succeeded"], mcs["total"], " (%s)" % ", ".join(cbits) if cbits else "",
+                mds["switched"], mds["total"], extra(mds), cps["switched"], cps["total"], extra(cps),
+                summary["machines_replaced"]))
+
+
+def render_markdown(raw):
+    """The Markdown document for a report (raw or normalised)."""
+    report = raw if isinstance(raw, NormalizedReport) else normalize(raw)
+    summary = summarize(report)
+    check = report["mode"] == "check"
+    heading = "Plan for hardware refresh" if check else "Hardware refresh"
+    badge = status("planned", "dry run") if check else status(report["result"])
+    if check and summary["objects"]["blocked"]:
+        badge += ", %s" % status("blocked", "%d blocked" % summary["objects"]["blocked"])
+    out = ["# %s %s: %s" % (heading, md(report["refresh_id"] or "(no refresh id)"), badge), ""]
+    facts = [["Mode", "check mode (dry run, nothing changed)" if check else "apply"]]
+    if report["started"]:
+        facts.append(["Started", timestamp(report["started"])])
+    if report["finished"]:
+        facts.append(["Finished", timestamp(report["finished"])])
+    if report["duration_seconds"] is not None:
+        facts.append(["Duration", duration(report["duration_seconds"])])
+    window = report["window"]
+    if window and (window["start"] or window["end"]):
+        facts.append(["Maintenance window", "%s %s %s" % (timestamp(window["start"]), ARROW, timestamp(window["end"]))])
+    if report["run_by"]:
+        facts.append(["Run by", md(report["run_by"])])
+    out.extend(_table(["", ""], facts))
+    out.extend(["", _counts_line(report, summary), ""])
+    out.extend(_attention(report))
+    clusters = report["management_clusters"]
+    if not clusters:
+        out.extend(["_No management clusters in this report._", ""])
+    if clusters and not check:
+        rows = []
+        for cluster in clusters:
+            stats = cluster_stats(cluster)
+            reason = cluster["failure_reason"] or ""
+            rows.append([
+                md(cluster["name"]), md(cluster["capi_version"] or DASH), status(cluster["result"]),
+                "%d / %d" % (stats["waves_done"], stats["waves_total"]), "%d / %d" % (stats["switched"], stats["total"]),
+                str(stats["failed"]), str(stats["reverted"]), duration(cluster["duration_seconds"]), md(reason),
+            ])
+        out.extend(["## Management clusters", ""])
+        out.extend(_table(["Management cluster", "CAPI", "Result", "Waves", "Switched", "Failed", "Undone", "Duration",
+                           "Reason"], rows, right=(3, 4, 5, 6, 7)))
+        out.append("")
+    for cluster in clusters:
+        day = cluster["started"].date() if cluster["started"] else None
+        out.extend(["## %s: %s" % (md(cluster["name"]), status(cluster["result"])), ""])
+        facts = []
+        if cluster["capi_version"] or cluster["api_version"]:
+            facts.append("CAPI %s%s" % (md(cluster["capi_version"] or "?"),
+                                        " (%s)" % md(cluster["api_version"]) if cluster["api_version"] else ""))
+        if cluster["started"]:
+            facts.append("%s %s %s UTC" % (clock(cluster["started"], day), ARROW,
+                                           clock(cluster["finished"], day) if cluster["finished"] else "\u2026"))
+        if cluster["duration_seconds"] is not None:
+            facts.append("took %s" % duration(cluster["duration_seconds"]))
+        lock = cluster["lock"]
+        if lock and lock["holder"]:
+            facts.append("lock %s%s" % (md(lock["holder"]), " (%s %s %s)" % (
+                clock(lock["acquired"], day), ARROW, clock(lock["released"], day) if lock["released"] else "still held")
+                if lock["acquired"] else ""))
+        if facts:
+            out.extend([" \u00b7 ".join(facts), ""])
+        out.extend([_sentence(cluster, report["mode"]), ""])
+        if cluster["failure_reason"]:
+            out.extend(["> **%s:** %s" % ("Failed" if cluster["result"] == "failed" else "Reason", md(cluster["failure_reason"])), ""])
+        if cluster["next_step"]:
+            out.extend(["> **Next step:** %s" % md(cluster["next_step"]), ""])
+        for note in cluster["notes"]:
+            out.append("- %s" % md(note))
+        if cluster["notes"]:
+            out.append("")
+        if not cluster["objects"]:
+            out.extend(["_No MachineDeployments or control planes selected._", ""])
+            continue
+        if check:
+            out.extend(_plan_table(cluster))
+            out.append("")
+            continue
+        if cluster["waves"]:
+            out.extend(["**Waves**", ""])
+            out.extend(_waves_table(cluster, day))
+            out.append("")
+        out.extend(["**Objects**", ""])
+        out.extend(_objects_table(cluster, day))
+        out.append("")
+    out.append("_Generated by capi.rollout, report format %d; times in UTC._" % report["report_version"])
+    return "\n".join(out) + "\n"

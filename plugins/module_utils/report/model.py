@@ -1,0 +1,515 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The fleet report data model: normalisation of a (possibly partial) report and its summary counts.
+
+``normalize(report)`` accepts the documented report dict (see docs/report.md) with any optional
+field missing, mistyped or unknown and returns a complete structure the renderers can rely on:
+times become aware UTC datetimes or None, lists are lists, unknown results stay as given.
+``summarize(report)`` returns plain counts (ints, strings, lists of dicts) for set_stats.
+No I/O.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import re
+
+from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
+    as_int,
+    as_text,
+    as_time,
+    seconds_between,
+)
+
+REPORT_VERSION = 1
+
+CLUSTER_RESULTS = ("succeeded", "failed", "partial", "stopped_window", "running", "planned", "skipped")
+OBJECT_RESULTS = ("succeeded", "failed", "undone", "running", "pending", "skipped", "planned")
+ACTIONS = ("switch", "unchanged", "skip", "undo", "plan")
+
+# Every object lands in exactly one bucket (see object_bucket). On top of that, "blocked" counts
+# objects with blockers and "reverted" objects whose undo finished (failed ones included).
+BUCKETS = ("switched", "unchanged", "failed", "undone", "running", "pending", "skipped", "planned", "other")
+
+KIND_ORDER = {"kubeadmcontrolplane": 0, "machinedeployment": 1}
+KIND_SHORT = {"kubeadmcontrolplane": "KCP", "machinedeployment": "MD"}
+
+_NEXT_STEP = re.compile(r"\s*Next step:\s*", re.IGNORECASE)
+
+
+class NormalizedReport(dict):
+    """What normalize() returns; renderers accept it as is instead of normalising again."""
+
+
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return []
+
+
+def _word(value, default=None):
+    """Lower-case keyword (result, action, mode); None/empty gives ``default``."""
+    text = as_text(value)
+    if text is None or not text.strip():
+        return default
+    return text.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _strings(value):
+    """List of non-empty display strings from a list (or a single string)."""
+    if isinstance(value, str):
+        value = [value]
+    out = []
+    for item in _list(value):
+        if isinstance(item, dict):
+            item = item.get("message") or item.get("reason") or item.get("name")
+        text = as_text(item)
+        if text and text.strip():
+            out.append(text)
+    return out
+
+
+def split_next_step(reason, next_step=None):
+    """(reason, next_step): a ``Next step: ...`` tail of the reason moves to next_step unless one is given."""
+    reason = as_text(reason)
+    next_step = as_text(next_step)
+    if reason and not next_step:
+        parts = _NEXT_STEP.split(reason, maxsplit=1)
+        if len(parts) == 2 and parts[1].strip():
+            reason = parts[0].rstrip()
+            next_step = parts[1].strip()
+    return (reason or None), (next_step or None)
+
+
+def _template(value):
+    """{'kind', 'name', 'version'} from ``{infrastructure_ref: {kind, name}, version}`` or a plain string."""
+    value_dict = _dict(value)
+    if isinstance(value, str):
+        value_dict = {"infrastructure_ref": value}
+    ref = value_dict.get("infrastructure_ref", value_dict.get("infrastructureRef", value_dict.get("template")))
+    kind = name = None
+    if isinstance(ref, dict):
+        kind = as_text(ref.get("kind"))
+        name = as_text(ref.get("name"))
+    elif isinstance(ref, str) and ref:
+        if "/" in ref:
+            kind, name = ref.split("/", 1)
+        else:
+            name = ref
+    return {"kind": kind or None, "name": name or None, "version": as_text(value_dict.get("version")) or None}
+
+
+def object_ref(kind, namespace, name):
+    """``MachineDeployment/team-a/prod-1-md-0`` (namespace omitted when unknown)."""
+    parts = [kind or "Object"]
+    if namespace:
+        parts.append(namespace)
+    parts.append(name or "?")
+    return "/".join(parts)
+
+
+def _ref_key(ref):
+    return (as_text(ref) or "").strip().lower()
+
+
+def _stuck(value):
+    out = []
+    for item in _list(value):
+        if isinstance(item, dict):
+            name = as_text(item.get("name") or item.get("machine"))
+            node = as_text(item.get("node") or item.get("node_name"))
+            reason = as_text(item.get("reason") or item.get("message"))
+            if name or node or reason:
+                out.append({"name": name, "node": node, "reason": reason})
+        elif as_text(item):
+            out.append({"name": as_text(item), "node": None, "reason": None})
+    return out
+
+
+def _undo(value):
+    if not isinstance(value, dict):
+        return None
+    reason, next_step = split_next_step(value.get("failure_reason"), value.get("next_step"))
+    return {
+        "started": as_time(value.get("started")),
+        "finished": as_time(value.get("finished")),
+        "result": _word(value.get("result")),
+        "failure_reason": reason,
+        "next_step": next_step,
+    }
+
+
+def _object(raw, index):
+    raw = _dict(raw)
+    kind = as_text(raw.get("kind")) or "MachineDeployment"
+    namespace = as_text(raw.get("namespace")) or None
+    name = as_text(raw.get("name")) or "?"
+    reason, next_step = split_next_step(raw.get("failure_reason"), raw.get("next_step"))
+    obj = {
+        "kind": kind,
+        "kind_short": KIND_SHORT.get(kind.lower(), kind),
+        "namespace": namespace,
+        "name": name,
+        "ref": object_ref(kind, namespace, name),
+        "cluster": as_text(raw.get("cluster")) or None,
+        "replicas": as_int(raw.get("replicas")),
+        "wave": as_int(raw.get("wave")),
+        "before": _template(raw.get("before")),
+        "after": _template(raw.get("after")),
+        "action": _word(raw.get("action")),
+        "result": _word(raw.get("result")),
+        "started": as_time(raw.get("started")),
+        "finished": as_time(raw.get("finished")),
+        "undo": _undo(raw.get("undo")),
+        "failure_reason": reason,
+        "next_step": next_step,
+        "blockers": _strings(raw.get("blockers")),
+        "stuck_machines": _stuck(raw.get("stuck_machines")),
+        "order": index,
+    }
+    if obj["result"] is None:
+        obj["result"] = "planned" if obj["action"] == "plan" else "pending"
+    if obj["action"] is None:
+        obj["action"] = "plan" if obj["result"] == "planned" else "switch"
+    if obj["result"] in ("failed", "undone") and obj["failure_reason"] is None:
+        obj["failure_reason"] = "no failure reason recorded"
+    return obj
+
+
+def _wave(raw, position):
+    raw = _dict(raw)
+    index = as_int(raw.get("index"), position)
+    return {
+        "index": index,
+        "name": as_text(raw.get("name")) or None,
+        "refs": [_ref_key(r) for r in _list(raw.get("objects")) if as_text(r)],
+        "started": as_time(raw.get("started")),
+        "rollout_finished": as_time(raw.get("rollout_finished")),
+        "soak_finished": as_time(raw.get("soak_finished")),
+        "finished": as_time(raw.get("finished")),
+        "result": _word(raw.get("result")),
+    }
+
+
+def _derive_cluster_result(objects, mode):
+    results = set(o["result"] for o in objects)
+    if not objects:
+        return "planned" if mode == "check" else "skipped"
+    if results & set(["failed", "undone"]):
+        return "failed"
+    if "running" in results:
+        return "running"
+    if results <= set(["planned", "skipped"]) and "planned" in results:
+        return "planned"
+    if "pending" in results:
+        return "partial" if results - set(["pending"]) else "pending"
+    if results <= set(["skipped"]):
+        return "skipped"
+    return "succeeded"
+
+
+def _span(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, None
+    return min(values), max(values)
+
+
+def _cluster(raw, position, mode):
+    raw = _dict(raw)
+    objects = [_object(o, i) for i, o in enumerate(_list(raw.get("objects")))]
+    waves = [_wave(w, i) for i, w in enumerate(_list(raw.get("waves")))]
+    by_ref = dict((_ref_key(o["ref"]), o) for o in objects)
+    for wave in waves:
+        # objects named by the wave but carrying no wave index of their own belong to it
+        for ref in wave["refs"]:
+            obj = by_ref.get(ref)
+            if obj is not None and obj["wave"] is None:
+                obj["wave"] = wave["index"]
+    known = set(w["index"] for w in waves)
+    for obj in objects:
+        if obj["wave"] is not None and obj["wave"] not in known:
+            waves.append({"index": obj["wave"], "name": None, "refs": [], "started": None, "rollout_finished": None,
+                          "soak_finished": None, "finished": None, "result": None})
+            known.add(obj["wave"])
+    waves.sort(key=lambda w: w["index"])
+    for wave in waves:
+        members = [o for o in objects if o["wave"] == wave["index"]]
+        wave["objects"] = members
+        if wave["started"] is None:
+            wave["started"] = _span([o["started"] for o in members])[0]
+        if wave["rollout_finished"] is None and members and all(
+                o["finished"] and o["result"] in ("succeeded", "undone") for o in members):
+            wave["rollout_finished"] = _span([o["finished"] for o in members])[1]
+        if wave["finished"] is None:
+            wave["finished"] = wave["soak_finished"] or _span(
+                [o["finished"] for o in members] + [(o["undo"] or {}).get("finished") for o in members])[1]
+        if wave["result"] is None and members:
+            wave["result"] = _derive_cluster_result(members, mode)
+    objects.sort(key=lambda o: (
+        -1 if o["wave"] is None else o["wave"],
+        KIND_ORDER.get(o["kind"].lower(), 2),
+        o["order"],
+    ))
+    reason, next_step = split_next_step(raw.get("failure_reason"), raw.get("next_step"))
+    lock = _dict(raw.get("lock"))
+    cluster = {
+        "name": as_text(raw.get("name")) or "management-cluster-%d" % (position + 1),
+        "capi_version": as_text(raw.get("capi_version")) or None,
+        "api_version": as_text(raw.get("api_version")) or None,
+        "result": _word(raw.get("result")) or _derive_cluster_result(objects, mode),
+        "failure_reason": reason,
+        "next_step": next_step,
+        "started": as_time(raw.get("started")),
+        "finished": as_time(raw.get("finished")),
+        "lock": {
+            "holder": as_text(lock.get("holder")) or None,
+            "acquired": as_time(lock.get("acquired")),
+            "released": as_time(lock.get("released")),
+        } if lock else None,
+        "waves": waves,
+        "objects": objects,
+        "notes": _strings(raw.get("notes")),
+    }
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in cluster["name"])
+    cluster["anchor"] = "mc-%d-%s" % (position + 1, safe)
+    times = [cluster["started"]]
+    for obj in objects:
+        times.extend([obj["started"], obj["finished"]])
+        if obj["undo"]:
+            times.extend([obj["undo"]["started"], obj["undo"]["finished"]])
+    for wave in waves:
+        times.extend([wave["started"], wave["rollout_finished"], wave["soak_finished"], wave["finished"]])
+    times.append(cluster["finished"])
+    first, last = _span(times)
+    if cluster["started"] is None:
+        cluster["started"] = first
+    if cluster["finished"] is None and cluster["result"] not in ("running",):
+        cluster["finished"] = last if last != cluster["started"] else None
+    cluster["span"] = (first, last)
+    cluster["duration_seconds"] = seconds_between(cluster["started"], cluster["finished"])
+    return cluster
+
+
+def overall_status(mode, clusters):
+    """One word for the whole run: failed > stopped_window > partial > running > succeeded > planned > skipped."""
+    results = [c["result"] for c in clusters]
+    for status in ("failed", "stopped_window", "partial", "running", "pending"):
+        if status in results:
+            return "partial" if status == "pending" else status
+    if mode == "check" or "planned" in results:
+        return "planned"
+    if "succeeded" in results:
+        return "succeeded"
+    if results and all(r == "skipped" for r in results):
+        return "skipped"
+    return results[0] if results else "skipped"
+
+
+def normalize(report):
+    """Complete, renderer-ready copy of ``report`` (see the module docstring). Raises TypeError for a non-dict."""
+    if not isinstance(report, dict):
+        raise TypeError("the fleet report must be a dict, got %s" % type(report).__name__)
+    raw_clusters = _list(report.get("management_clusters"))
+    mode = _word(report.get("mode"))
+    if mode is None:
+        planned_only = raw_clusters and all(_word(_dict(c).get("result")) == "planned" for c in raw_clusters)
+        mode = "check" if planned_only else "apply"
+    clusters = [_cluster(c, i, mode) for i, c in enumerate(raw_clusters)]
+    window = _dict(report.get("window"))
+    out = {
+        "report_version": as_int(report.get("report_version"), REPORT_VERSION),
+        "refresh_id": as_text(report.get("refresh_id")) or None,
+        "mode": mode,
+        "started": as_time(report.get("started")),
+        "finished": as_time(report.get("finished")),
+        "window": {"start": as_time(window.get("start")), "end": as_time(window.get("end"))} if window else None,
+        "run_by": as_text(report.get("run_by")) or None,
+        "management_clusters": clusters,
+    }
+    first = _span([out["started"]] + [c["span"][0] for c in clusters])[0]
+    last = _span([out["finished"]] + [c["span"][1] for c in clusters])[1]
+    if out["started"] is None:
+        out["started"] = first
+    if out["finished"] is None and mode != "check":
+        out["finished"] = last if last != out["started"] else None
+    out["result"] = _word(report.get("result")) or overall_status(mode, clusters)
+    out["duration_seconds"] = seconds_between(out["started"], out["finished"])
+    return NormalizedReport(out)
+
+
+def object_bucket(obj):
+    """The one count an object adds to (see BUCKETS)."""
+    action, result = obj["action"], obj["result"]
+    if action == "unchanged" and result in ("succeeded", "planned", "skipped", "pending"):
+        return "unchanged"
+    if result == "undone" or (action == "undo" and result == "succeeded"):
+        return "undone"
+    if result == "succeeded":
+        return "switched"
+    if result in BUCKETS:
+        return result
+    return "other"
+
+
+def repeats_object_reason(reason, cluster_name, failures):
+    """True when a cluster-level reason only repeats the reason of one of its failed objects."""
+    for failure in failures:
+        if failure["management_cluster"] == cluster_name and failure["reason"] and failure["reason"] in reason:
+            return True
+    return False
+
+
+def _zero_counts():
+    counts = dict((bucket, 0) for bucket in BUCKETS)
+    counts.update({"total": 0, "blocked": 0, "reverted": 0, "replicas": 0})
+    return counts
+
+
+def _iso(value):
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else None
+
+
+def summarize(report):
+    """Counts for headers and set_stats. Accepts a raw or an already normalised report."""
+    norm = report if isinstance(report, NormalizedReport) else normalize(report)
+    clusters = norm["management_clusters"]
+    cluster_counts = dict((r, 0) for r in CLUSTER_RESULTS)
+    cluster_counts["total"] = len(clusters)
+    per_kind = {"machine_deployments": _zero_counts(), "control_planes": _zero_counts(), "objects": _zero_counts()}
+    machines_replaced = machines_to_replace = 0
+    failures, blocked, attention = [], [], []
+    for cluster in clusters:
+        cluster_counts[cluster["result"]] = cluster_counts.get(cluster["result"], 0) + 1
+        if cluster["failure_reason"] or cluster["result"] in ("failed", "stopped_window", "partial"):
+            attention.append({
+                "management_cluster": cluster["name"],
+                "object": None,
+                "result": cluster["result"],
+                "reason": cluster["failure_reason"],
+                "next_step": cluster["next_step"],
+            })
+        for obj in cluster["objects"]:
+            bucket = object_bucket(obj)
+            kinds = ["objects"]
+            if obj["kind"].lower() == "machinedeployment":
+                kinds.append("machine_deployments")
+            elif obj["kind"].lower().endswith("controlplane"):
+                kinds.append("control_planes")
+            for key in kinds:
+                counts = per_kind[key]
+                counts["total"] += 1
+                counts[bucket] += 1
+                counts["replicas"] += obj["replicas"] or 0
+                if obj["blockers"]:
+                    counts["blocked"] += 1
+                if obj["undo"] and obj["undo"]["result"] in ("succeeded", None) and obj["undo"]["finished"] is not None:
+                    counts["reverted"] += 1
+            if bucket == "switched":
+                machines_replaced += obj["replicas"] or 0
+            if obj["result"] == "planned" and obj["action"] in ("switch", "plan", "undo"):
+                machines_to_replace += obj["replicas"] or 0
+            if obj["result"] in ("failed", "undone") and obj["failure_reason"]:
+                failures.append({
+                    "management_cluster": cluster["name"],
+                    "object": obj["ref"],
+                    "result": obj["result"],
+                    "reason": obj["failure_reason"],
+                    "next_step": obj["next_step"],
+                })
+            if obj["undo"] and obj["undo"]["result"] == "failed":
+                failures.append({
+                    "management_cluster": cluster["name"],
+                    "object": obj["ref"],
+                    "result": "undo_failed",
+                    "reason": obj["undo"]["failure_reason"] or "undo failed",
+                    "next_step": obj["undo"]["next_step"],
+                })
+            if obj["blockers"]:
+                blocked.append({"management_cluster": cluster["name"], "object": obj["ref"], "blockers": list(obj["blockers"])})
+    cluster_failures = []
+    for item in attention:
+        if item["result"] != "failed" or not item["reason"]:
+            continue
+        if not repeats_object_reason(item["reason"], item["management_cluster"], failures):
+            cluster_failures.append(item)
+            continue
+        # the cluster entry only repeats an object's reason: keep the object entry, give it the next step
+        for failure in failures:
+            if failure["management_cluster"] == item["management_cluster"] and not failure["next_step"]:
+                failure["next_step"] = item["next_step"]
+    summary = {
+        "report_version": norm["report_version"],
+        "refresh_id": norm["refresh_id"],
+        "mode": norm["mode"],
+        "status": norm["result"],
+        "started": _iso(norm["started"]),
+        "finished": _iso(norm["finished"]),
+        "duration_seconds": int(norm["duration_seconds"]) if norm["duration_seconds"] is not None else None,
+        "management_clusters": cluster_counts,
+        "machine_deployments": per_kind["machine_deployments"],
+        "control_planes": per_kind["control_planes"],
+        "objects": per_kind["objects"],
+        "machines_replaced": machines_replaced,
+        "machines_to_replace": machines_to_replace,
+        "failures": cluster_failures + failures,
+        "attention": attention,
+        "blocked": blocked,
+    }
+    return summary
+
+
+def cluster_stats(cluster):
+    """Per management cluster counts for sentences and overview rows (normalised cluster in)."""
+    objs = cluster["objects"]
+    stats = dict((bucket, 0) for bucket in BUCKETS)
+    for obj in objs:
+        stats[object_bucket(obj)] += 1
+    to_switch = [o for o in objs if o["action"] in ("switch", "plan", "undo") and o["result"] == "planned"]
+    stats.update({
+        "total": len(objs),
+        "reverted": len([o for o in objs if o["undo"] and o["undo"]["finished"] and o["undo"]["result"] != "failed"]),
+        "blocked": len([o for o in objs if o["blockers"]]),
+        "to_switch": len(to_switch),
+        "machines_to_replace": sum(o["replicas"] or 0 for o in to_switch),
+        "waves_total": len(cluster["waves"]),
+        "waves_done": len([w for w in cluster["waves"] if w["result"] == "succeeded"]),
+    })
+    return stats
+
+
+def plural(count, word, words=None):
+    """``1 machine`` / ``3 machines``."""
+    return "%d %s" % (count, word if count == 1 else (words or word + "s"))
+
+
+def cluster_sentence_parts(cluster, mode):
+    """[(text, tone)] for the one-line summary of a management cluster; tone is '', 'red', 'orange' or 'amber'."""
+    stats = cluster_stats(cluster)
+    if mode == "check":
+        parts = [("Would switch %d of %s (%s to replace) in %s" % (
+            stats["to_switch"], plural(stats["total"], "object"), plural(stats["machines_to_replace"], "machine"),
+            plural(stats["waves_total"], "wave")), "")]
+        if stats["unchanged"]:
+            parts.append(("%d already on target" % stats["unchanged"], ""))
+        if stats["blocked"]:
+            parts.append(("%d blocked" % stats["blocked"], "amber"))
+        return parts
+    parts = [("%d of %s switched" % (stats["switched"], plural(stats["total"], "object")), "")]
+    for key, text, tone in (
+        ("unchanged", "%d already on target", ""),
+        ("failed", "%d failed", "red"),
+        ("reverted", "%d undone", "orange"),
+        ("pending", "%d not started", ""),
+        ("running", "%d still rolling out", ""),
+        ("skipped", "%d skipped", ""),
+    ):
+        if stats[key]:
+            parts.append((text % stats[key], tone))
+    if stats["waves_total"]:
+        parts.append(("%d of %s completed" % (stats["waves_done"], plural(stats["waves_total"], "wave")), ""))
+    return parts

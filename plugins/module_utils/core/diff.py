@@ -25,22 +25,26 @@ class ChangeSet:
     def __init__(self):
         self._changes = []
 
-    def record(self, path, before, after):
+    def record(self, path, before, after, display=None):
         """Record a change at ``path`` (dotted string or tuple); None means "absent". Returns whether
         it is a change (equal values are not recorded). A later record of the same path replaces it,
-        keeping the first ``before``."""
+        keeping the first ``before``.
+
+        ``display``: optional (before_text, after_text) shown in before()/after()/changes()/diff()
+        instead of the values (for long values such as the history annotation); the merge patch
+        always carries the real ``after``."""
         keys = apiversion.split_path(path)
-        for index, (seen, first_before, _after) in enumerate(self._changes):
-            if seen == keys:
-                before = first_before
+        for index, change in enumerate(self._changes):
+            if change[0] == keys:
+                before = change[1]
                 if before == after:
                     del self._changes[index]
                     return False
-                self._changes[index] = (keys, before, copy.deepcopy(after))
+                self._changes[index] = (keys, before, copy.deepcopy(after), display)
                 return True
         if before == after:
             return False
-        self._changes.append((keys, copy.deepcopy(before), copy.deepcopy(after)))
+        self._changes.append((keys, copy.deepcopy(before), copy.deepcopy(after), display))
         return True
 
     @property
@@ -49,21 +53,20 @@ class ChangeSet:
 
     def changes(self):
         """[{path, before, after}] with human paths (``spec.rollout.after``)."""
-        return [{"path": apiversion.join_path(keys), "before": copy.deepcopy(before), "after": copy.deepcopy(after)}
-                for keys, before, after in self._changes]
+        return [{"path": apiversion.join_path(change[0]), "before": _shown(change, 1), "after": _shown(change, 2)}
+                for change in self._changes]
 
     def merge_patch(self):
         """RFC 7386 merge patch applying every change (None when nothing changes)."""
         if not self._changes:
             return None
-        return apiversion.merge_patch((keys, after) for keys, _before, after in self._changes)
+        return apiversion.merge_patch((change[0], change[2]) for change in self._changes)
 
     def _side(self, index):
         out = {}
         for change in self._changes:
-            value = change[index]
-            if value is not None:
-                apiversion.set_path(out, change[0], copy.deepcopy(value))
+            if change[index] is not None:
+                apiversion.set_path(out, change[0], _shown(change, index))
         return out
 
     def before(self):
@@ -81,6 +84,28 @@ class ChangeSet:
             out["before_header"] = f"{header} (before)"
             out["after_header"] = f"{header} (after)"
         return out
+
+
+def _shown(change, index):
+    """Value of side ``index`` (1 before, 2 after) of a change as shown to people (display text wins)."""
+    value = change[index]
+    display = change[3]
+    if value is not None and display and display[index - 1] is not None:
+        return display[index - 1]
+    return copy.deepcopy(value)
+
+
+def apply_merge_patch(obj, patch):
+    """RFC 7386: ``obj`` with merge ``patch`` applied, as the API server does (inputs unchanged)."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(obj) if isinstance(obj, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = apply_merge_patch(out.get(key), value)
+    return out
 
 
 def create_merge_patch(before, after):

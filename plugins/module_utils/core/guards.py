@@ -33,11 +33,15 @@ def refuse_paused(obj, kind, ref, cluster=None, verb="restart"):
                            hint=f"unpause Cluster {name} first", reason="cluster_paused")
 
 
-def refuse_topology_owned(obj, kind, ref, what="a template change made here"):
+def is_topology_owned(obj):
+    return keys.TOPOLOGY_OWNED_LABEL in (get(obj, "metadata.labels", {}) or {})
+
+
+def refuse_topology_owned(obj, kind, ref, what="a template change made here", hint=None):
     """Raise for ClusterClass-managed objects: the topology controller re-applies template fields."""
-    if keys.TOPOLOGY_OWNED_LABEL in (get(obj, "metadata.labels", {}) or {}):
+    if is_topology_owned(obj):
         raise RolloutError(
             f"{kind} is managed by a Cluster topology (label {keys.TOPOLOGY_OWNED_LABEL}); the topology controller "
             f"would revert {what}", ref=ref,
-            hint="change the template in the Cluster topology / ClusterClass instead, or restart without infrastructure_ref",
+            hint=hint or "change the template in the Cluster topology / ClusterClass instead, or restart without infrastructure_ref",
             reason="topology_owned")

@@ -1,22 +1,66 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Rollout history of a MachineDeployment from its MachineSets (reference §3.5, §4.6).
+"""Rollout history of a MachineDeployment (reference §3.5, §3.10, §4.6): this collection's own record
+merged with what the cluster still knows.
 
-Revisions live in the MachineSet annotation machinedeployment.clusters.x-k8s.io/revision; a reused
-MachineSet keeps its earlier numbers in .../revision-history. CAPI v1.11+ deletes old MachineSets
-with 0 replicas once a rollout completes, so there the history only reaches back while a rollout
-is in flight.
+What the cluster knows: MachineSets controlled by the MD carry ``machinedeployment.clusters.x-k8s.io/
+revision`` and, when reused for a later revision, ``.../revision-history``. CAPI <= v1.10 keeps
+``revisionHistoryLimit`` (default 1) old MachineSets; v1.11+ deletes every old MachineSet once a
+rollout completes, so the cluster alone forgets a template as soon as it is replaced.
+
+The record (``rollout.capi-rollout.dev/history`` on the MD itself, written in the same patch as the
+change): a compact JSON list, OLDEST ENTRY FIRST, newest last, at most ``history_limit`` entries and
+MAX_RECORD_BYTES. One entry per template change this collection makes::
+
+    {"revision": 4, "at": "2026-03-01T12:00:00Z", "action": "restarted",
+     "rollout_id": "chg-1", "reason": "...", "actor": "alice",
+     "from": {<identity replaced>}, "to": {<identity written>}, "to_revision": 2, "rollout_after": "..."}
+
+``revision`` is the revision the change produces, numbered like CAPI (highest known revision + 1).
+An identity uses CAPI's field names with references reduced to apiVersion|apiGroup, kind, name:
+``{"version", "infrastructureRef", "bootstrap": {"configRef" | "dataSecretName"}, "failureDomain"}``;
+``from`` is left out when it equals ``to`` (a plain restart). The ``from`` of entry N also tells the
+template of revision N-1, which is how the record reaches one revision further back than its
+oldest entry. KubeadmControlPlane restarts are recorded the same way (identity: version and
+infrastructureRef); KCP has no CAPI revisions, so there the numbers are the record's own sequence.
+
+A corrupt or hand-edited annotation never breaks anything: unreadable parts are ignored with a
+warning and the next recorded change rewrites the annotation from the entries that were readable.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import copy
+import json
+
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
 
 get = apiversion.get_path
+
+HISTORY_ANNOTATION = keys.HISTORY_ANNOTATION
+DEFAULT_HISTORY_LIMIT = 10
+# Kubernetes allows 256 KiB for ALL annotations of an object together, and CAPI copies MD annotations
+# to every MachineSet; the record stays far below that whatever history_limit is.
+MAX_RECORD_BYTES = 16 * 1024
+# rollout_id / reason / actor longer than this are cut (with "...").
+MAX_TEXT_CHARS = 200
+
+SOURCE_MACHINE_SET = "machineset"
+SOURCE_RECORD = "record"
+SOURCE_BOTH = "both"
+
+_TEXT_FIELDS = ("at", "action", "rollout_id", "reason", "actor", "rollout_after")
+
+
+# ---------------------------------------------------------------------------------------------
+# MachineSets of a MachineDeployment
 
 
 def is_owned_by(machine_set, md):
@@ -44,7 +88,8 @@ def owned_machine_sets(md, machine_sets):
 
 
 def rollout_history(md, machine_sets, api_version=None):
-    """{ref, revision, revisions: [...]} with one entry per owned MachineSet, oldest revision first.
+    """{ref, revision, revisions: [...]} with one entry per owned MachineSet, oldest revision first
+    (the cluster's view only; see merged_history for the view including the record).
 
     Entry: {revision, revision_history, machine_set, created, replicas, template, current,
     matches_spec}. ``current`` marks the MachineSet of the MD's revision annotation (or the highest
@@ -72,3 +117,394 @@ def rollout_history(md, machine_sets, api_version=None):
     for entry in entries:
         entry["current"] = entry["revision"] is not None and entry["revision"] == current_revision
     return {"ref": md_view["ref"], "revision": current_revision, "revisions": entries}
+
+
+# ---------------------------------------------------------------------------------------------
+# the record: reading
+
+
+def _is_text(value):
+    return isinstance(value, str)
+
+
+def _valid_ref(ref):
+    return isinstance(ref, dict) and _is_text(ref.get("kind")) and _is_text(ref.get("name")) and all(
+        _is_text(ref[key]) for key in ("apiVersion", "apiGroup") if key in ref)
+
+
+def _valid_identity(identity):
+    if not isinstance(identity, dict):
+        return False
+    for key in ("version", "failureDomain"):
+        if key in identity and not _is_text(identity[key]):
+            return False
+    if "infrastructureRef" in identity and not _valid_ref(identity["infrastructureRef"]):
+        return False
+    bootstrap = identity.get("bootstrap", {})
+    if not isinstance(bootstrap, dict):
+        return False
+    if "configRef" in bootstrap and not _valid_ref(bootstrap["configRef"]):
+        return False
+    return "dataSecretName" not in bootstrap or _is_text(bootstrap["dataSecretName"])
+
+
+def valid_entry(entry):
+    """Whether a record entry can be used: revision >= 1, a readable ``to`` (and ``from``), text fields."""
+    if not isinstance(entry, dict):
+        return False
+    revision = entry.get("revision")
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
+        return False
+    if not _valid_identity(entry.get("to")):
+        return False
+    if "from" in entry and not _valid_identity(entry["from"]):
+        return False
+    if "to_revision" in entry and (isinstance(entry["to_revision"], bool) or not isinstance(entry["to_revision"], int)):
+        return False
+    return all(_is_text(entry[key]) for key in _TEXT_FIELDS if key in entry and entry[key] is not None)
+
+
+def read_record(obj):
+    """(entries, warnings): the readable entries of ``obj``'s history annotation, oldest first
+    (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
+    gives [] and a warning, unreadable entries are skipped with a warning."""
+    raw = (get(obj, "metadata.annotations", {}) or {}).get(HISTORY_ANNOTATION)
+    if raw is None or raw == "":
+        return [], []
+    where = f"{ref_of(obj)}: annotation {HISTORY_ANNOTATION}"
+    try:
+        data = json.loads(raw)
+    except (TypeError, ValueError):
+        return [], [f"{where} is not valid JSON and was ignored; the next recorded change replaces it"]
+    if not isinstance(data, list):
+        return [], [f"{where} is not a JSON list and was ignored; the next recorded change replaces it"]
+    entries = [entry for entry in data if valid_entry(entry)]
+    warnings = []
+    skipped = len(data) - len(entries)
+    if skipped:
+        noun = "entry" if skipped == 1 else "entries"
+        warnings.append(f"{where}: {skipped} unreadable {noun} ignored; the next recorded change drops them")
+    entries.sort(key=lambda entry: entry["revision"])
+    return entries, warnings
+
+
+def serialize(entries):
+    """The annotation value: compact JSON, non-ASCII kept as is (annotation values are UTF-8)."""
+    return json.dumps(entries, separators=(",", ":"), ensure_ascii=False)
+
+
+def validate_history_limit(history_limit, ref=None):
+    """history_limit as an int >= 1 (None = DEFAULT_HISTORY_LIMIT); RolloutError otherwise."""
+    if history_limit is None:
+        return DEFAULT_HISTORY_LIMIT
+    if isinstance(history_limit, bool) or not isinstance(history_limit, int):
+        try:
+            history_limit = int(str(history_limit).strip())
+        except ValueError:
+            history_limit = 0
+    if history_limit < 1:
+        raise RolloutError(f"history_limit must be a whole number >= 1, got {history_limit!r}", ref=ref,
+                           hint=f"use the default {DEFAULT_HISTORY_LIMIT}, or record=false to write no record",
+                           reason="invalid_history_limit")
+    return history_limit
+
+
+def trim(entries, history_limit=DEFAULT_HISTORY_LIMIT, max_bytes=MAX_RECORD_BYTES):
+    """The newest ``history_limit`` entries, then fewer while the JSON exceeds ``max_bytes`` (the
+    newest entry is always kept)."""
+    kept = list(entries)[-max(1, int(history_limit)):]
+    while len(kept) > 1 and len(serialize(kept).encode("utf-8")) > max_bytes:
+        kept.pop(0)
+    return kept
+
+
+def record_entry(obj, entry, history_limit=DEFAULT_HISTORY_LIMIT):
+    """The new value of ``obj``'s history annotation with ``entry`` appended: readable old entries
+    (corrupt ones dropped), bounded by ``history_limit`` and MAX_RECORD_BYTES."""
+    entries, _warnings = read_record(obj)
+    return serialize(trim(entries + [entry], history_limit))
+
+
+# ---------------------------------------------------------------------------------------------
+# the record: writing
+
+
+def _short(text):
+    text = str(text)
+    return text if len(text) <= MAX_TEXT_CHARS else text[:MAX_TEXT_CHARS - 3] + "..."
+
+
+def identity_of(obj, api_version=None):
+    """Compact identity (record form) of an MD / MachineSet template, or of a KCP (version and
+    infrastructureRef)."""
+    kind = apiversion.normalize_kind(obj.get("kind"))
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        version = apiversion.version_of(obj, api_version)
+        return tmpl.compact_identity({
+            "version": get(obj, "spec.version"),
+            "infrastructureRef": get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")),
+        })
+    return tmpl.compact_identity(get(obj, "spec.template.spec", {}))
+
+
+def make_entry(revision, at, action, replaced, written, rollout_id=None, reason=None, actor=None, **details):
+    """One record entry (see the module docstring); None / empty fields are left out and
+    rollout_id / reason / actor are cut to MAX_TEXT_CHARS."""
+    entry = {"revision": int(revision), "at": timeutil.format_time(at), "action": action}
+    for key, value in (("rollout_id", rollout_id), ("reason", reason), ("actor", actor)):
+        if value is not None and str(value) != "":
+            entry[key] = _short(value)
+    if replaced is not None and replaced != written:
+        entry["from"] = copy.deepcopy(replaced)
+    entry["to"] = copy.deepcopy(written)
+    entry.update({key: value for key, value in details.items() if value is not None})
+    return entry
+
+
+def _display(entries):
+    if not entries:
+        return "0 entries"
+    noun = "entry" if len(entries) == 1 else "entries"
+    return f"{len(entries)} {noun}, revisions {entries[0]['revision']}..{entries[-1]['revision']}"
+
+
+def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entries=None):
+    """Record the history annotation update for ``entry`` in ChangeSet ``changes`` (same patch as the
+    change itself). Diffs show a summary plus the new entry instead of the whole JSON."""
+    if entries is None:
+        entries, _warnings = read_record(obj)
+    new_entries = trim(list(entries) + [entry], history_limit)
+    path = ("metadata", "annotations", HISTORY_ANNOTATION)
+    before_raw = get(obj, path)
+    before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
+    after_text = f"{_display(new_entries)}; new: {serialize(entry)}"
+    changes.record(path, before_raw, serialize(new_entries), display=(before_text, after_text))
+    return new_entries
+
+
+def applied_rollout(obj, rollout_id, actions, entries=None):
+    """The record ({action, at}) of an earlier action with ``rollout_id`` among ``actions``, from the
+    last-rollout annotation or any history entry; None when there is none."""
+    if rollout_id is None:
+        return None
+    wanted = str(rollout_id)
+    last = views.last_rollout_of(obj) or {}
+    if last.get("id") == wanted and last.get("action", actions[0]) in actions:
+        return {"action": last.get("action"), "at": last.get("at")}
+    if entries is None:
+        entries, _warnings = read_record(obj)
+    for entry in reversed(entries):
+        if entry.get("rollout_id") == _short(wanted) and entry.get("action") in actions:
+            return {"action": entry.get("action"), "at": entry.get("at"), "revision": entry.get("revision")}
+    return None
+
+
+def actor_from(user=None, environ=None, hostname=None):
+    """Who makes a change, for the record: the authenticated Kubernetes user when known, else the
+    AWX/AAP job (JOB_ID, AWX_HOST), else user@host from the environment; None when nothing is known."""
+    if user:
+        return _short(user)
+    environ = environ or {}
+    job = environ.get("JOB_ID") or environ.get("AWX_JOB_ID") or environ.get("TOWER_JOB_ID")
+    if job:
+        host = environ.get("AWX_HOST") or environ.get("TOWER_HOST")
+        return _short(f"awx-job/{job}" + (f" ({host})" if host else ""))
+    login = environ.get("USER") or environ.get("LOGNAME")
+    if login and hostname:
+        return _short(f"{login}@{hostname}")
+    return _short(login or hostname) if (login or hostname) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# revisions: what is known, the next number, the merged view
+
+
+def _known(obj, machine_sets, entries):
+    """Every revision number known from the object annotation, owned MachineSets (revision and
+    revision-history) and the record."""
+    known = set()
+    own = views.revision_of(obj)
+    if own is not None:
+        known.add(own)
+    if apiversion.normalize_kind(obj.get("kind")) == apiversion.MACHINE_DEPLOYMENT:
+        for ms in owned_machine_sets(obj, machine_sets):
+            revision = views.revision_of(ms)
+            if revision is not None:
+                known.add(revision)
+            known.update(views.revision_history_of(ms))
+    known.update(entry["revision"] for entry in entries)
+    return known
+
+
+def next_revision(obj, machine_sets=None, entries=None):
+    """The revision a template change made now will produce: highest known revision + 1 (CAPI gives
+    the new MachineSet max(old revisions) + 1, and the current MachineSet holds the highest)."""
+    if entries is None:
+        entries, _warnings = read_record(obj)
+    return max(_known(obj, machine_sets, entries) or {0}) + 1
+
+
+def _row(revision):
+    return {"revision": revision, "machine_set": None, "ms": None, "reused_as": None, "entry": None,
+            "inferred": None, "duplicates": []}
+
+
+def collect(md, machine_sets=None, entries=None):
+    """Internal merged view: {revision: row} where a row holds the MachineSet object (``ms``; via
+    revision-history: ``reused_as``), the record entry (``entry``) and the identity inferred from
+    the next entry's ``from`` (``inferred``)."""
+    if entries is None:
+        entries, _warnings = read_record(md)
+    rows = {}
+    if apiversion.normalize_kind(md.get("kind")) == apiversion.MACHINE_DEPLOYMENT:
+        owned = owned_machine_sets(md, machine_sets)
+        for ms in owned:
+            revision = views.revision_of(ms)
+            if revision is None:
+                continue
+            row = rows.setdefault(revision, _row(revision))
+            if row["ms"] is None:
+                row["ms"] = ms
+            else:
+                row["duplicates"].append(ms)  # clusterctl: the first in list order is used
+        for ms in owned:
+            revision = views.revision_of(ms)
+            for old in views.revision_history_of(ms):
+                row = rows.setdefault(old, _row(old))
+                if row["ms"] is None:
+                    row["ms"], row["reused_as"] = ms, revision
+    for entry in entries:
+        rows.setdefault(entry["revision"], _row(entry["revision"]))["entry"] = entry
+    for entry in entries:
+        previous = entry["revision"] - 1
+        if previous >= 1:
+            row = rows.setdefault(previous, _row(previous))
+            if row["inferred"] is None:
+                row["inferred"] = entry.get("from", entry["to"])
+    return rows
+
+
+def row_identity(row):
+    """Compact identity of a collected row: the MachineSet's template (authoritative), else the
+    record entry's ``to``, else the identity inferred from the next entry's ``from``."""
+    if row["ms"] is not None:
+        return tmpl.compact_identity(get(row["ms"], "spec.template.spec", {}))
+    if row["entry"] is not None:
+        return row["entry"]["to"]
+    return row["inferred"]
+
+
+def row_source(row):
+    on_cluster = row["ms"] is not None
+    recorded = row["entry"] is not None or row["inferred"] is not None
+    if on_cluster and recorded:
+        return SOURCE_BOTH
+    return SOURCE_MACHINE_SET if on_cluster else SOURCE_RECORD
+
+
+def current_revision(md, rows):
+    """The revision the object's template is at: the highest revision with the object's identity,
+    else the object's revision annotation when known; None otherwise."""
+    mine = tmpl.identity(identity_of(md))
+    matching = [revision for revision, row in rows.items() if tmpl.up_to_date(tmpl.identity(row_identity(row)), mine)]
+    if matching:
+        return max(matching)
+    own = views.revision_of(md)
+    return own if own in rows else None
+
+
+def _public(row, current, full=False):
+    entry = row["entry"] or {}
+    ms = row["ms"]
+    identity = row_identity(row)
+    out = {
+        "revision": row["revision"],
+        "current": row["revision"] == current,
+        "source": row_source(row),
+        "template": tmpl.identity(identity),
+        "time": entry.get("at") or (get(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
+        "action": entry.get("action"),
+        "reason": entry.get("reason"),
+        "rollout_id": entry.get("rollout_id"),
+        "actor": entry.get("actor"),
+        "machine_set": get(ms, "metadata.name") if ms is not None else None,
+        "replicas": get(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
+    }
+    if row["reused_as"] is not None:
+        out["reused_as"] = row["reused_as"]
+    recorded = entry.get("to") if entry else None
+    if ms is not None and recorded is not None and not tmpl.up_to_date(tmpl.identity(recorded), out["template"]):
+        out["note"] = (f"the record says revision {row['revision']} was {'; '.join(_identity_words(recorded))}, but MachineSet "
+                       f"{out['machine_set']} has another template; the MachineSet is what CAPI uses")
+    if full:
+        out["record"] = copy.deepcopy(row["entry"])
+        out["replaced"] = tmpl.identity(entry["from"]) if "from" in entry else (
+            tmpl.identity(entry["to"]) if entry else None)
+        if ms is not None:
+            ms_view = views.machine_set_view(ms)
+            template = copy.deepcopy(get(ms, "spec.template", {}) or {})
+            (get(template, "metadata.labels", {}) or {}).pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
+            out.update({
+                "machine_set_template": template,
+                "machine_set_created": ms_view["created"],
+                "machine_set_replicas": ms_view["replicas"],
+                "revision_history": ms_view["revision_history"],
+            })
+    return out
+
+
+def _identity_words(identity):
+    ident = tmpl.identity(identity)
+    words = [f"version {ident['version']}"] if ident["version"] else []
+    if ident["infrastructure_ref"]:
+        words.append(f"{ident['infrastructure_ref']['kind']} {ident['infrastructure_ref']['name']}")
+    return words or ["an empty template"]
+
+
+def merged_history(md, machine_sets=None, record=None, api_version=None, full=False):
+    """History rows of MD (or KCP) ``md``, newest first, like ``kubectl rollout history``.
+
+    ``machine_sets``: MachineSets of the namespace (ownership is decided here); ``record``: parsed
+    entries (default: read from ``md``; warnings are dropped - use history_info for them).
+    Row: {revision, current, source: machineset|record|both, template (normalized identity), time,
+    action, reason, rollout_id, actor, machine_set, replicas[, reused_as][, note]}; ``full`` adds
+    record, replaced, and for MachineSets machine_set_template (hash label removed),
+    machine_set_created, machine_set_replicas, revision_history.
+    """
+    del api_version  # identities do not depend on it; kept for symmetry with the other readers
+    rows = collect(md, machine_sets, record)
+    current = current_revision(md, rows)
+    return [_public(rows[revision], current, full=full) for revision in sorted(rows, reverse=True)]
+
+
+def known_revisions_text(rows, current=None):
+    """"5 (current), 4, 2 (record only)" for messages; "none" when empty."""
+    parts = []
+    for revision in sorted(rows, reverse=True):
+        notes = []
+        if revision == current:
+            notes.append("current")
+        if row_source(rows[revision]) == SOURCE_RECORD:
+            notes.append("record only")
+        parts.append(f"{revision} ({', '.join(notes)})" if notes else str(revision))
+    return ", ".join(parts) or "none"
+
+
+def history_info(obj, machine_sets=None, api_version=None, revision=None):
+    """What capi_rollout_info returns for ``history: true``: {history: [rows newest first],
+    warnings: [...]}; with ``revision`` (an int) only that revision in full, RolloutError
+    ``revision_not_found`` (listing the revisions there are) when it is unknown."""
+    entries, warnings = read_record(obj)
+    if revision is None:
+        return {"history": merged_history(obj, machine_sets, entries, api_version=api_version), "warnings": warnings}
+    rows = collect(obj, machine_sets, entries)
+    try:
+        wanted = int(revision)
+    except (TypeError, ValueError):
+        wanted = None
+    if wanted not in rows:
+        current = current_revision(obj, rows)
+        raise RolloutError(f"unable to find revision {revision}", ref=ref_of(obj),
+                           hint=f"revisions that exist: {known_revisions_text(rows, current)}", reason="revision_not_found")
+    current = current_revision(obj, rows)
+    return {"history": [_public(rows[wanted], current, full=True)], "warnings": warnings}

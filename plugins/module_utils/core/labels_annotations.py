@@ -27,3 +27,7 @@ TOPOLOGY_OWNED_LABEL = "topology.cluster.x-k8s.io/owned"
 # This collection's record of its last action on an object: compact JSON {id, at, action, reason, actor}.
 # Kept in metadata.annotations (not spec.template) so writing it never causes a rollout.
 LAST_ROLLOUT_ANNOTATION = "rollout.capi-rollout.dev/last"
+# This collection's rollout history of an MD (or KCP): compact JSON list, oldest entry first, one
+# entry per template change it made (core/history.py, docs/history-and-undo.md). Same reasoning:
+# metadata.annotations, never spec.template.
+HISTORY_ANNOTATION = "rollout.capi-rollout.dev/history"

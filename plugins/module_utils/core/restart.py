@@ -5,8 +5,9 @@
 Like clusterctl's ObjectRestarter (rollout_restarter.go): a merge patch that sets rolloutAfter
 (v1beta1 ``spec.rolloutAfter``, v1beta2 ``spec.rollout.after``) to now, refused for paused objects and
 while a future trigger is pending. Additions: scheduling a future time, switching the
-infrastructure template, ``force`` to replace a pending trigger, Cluster pause checks, and
-idempotence by ``rollout_id`` recorded in an annotation.
+infrastructure template, ``force`` to replace a pending trigger, Cluster pause checks,
+idempotence by ``rollout_id`` recorded in an annotation, and a rollout history entry
+(core.history) written in the same patch.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,16 +15,20 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
+from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 RESTARTED = "restarted"
 SCHEDULED = "scheduled"
+# Recorded actions a repeated rollout_id of a restart matches.
+ACTIONS = (RESTARTED, SCHEDULED)
 
 get = apiversion.get_path
 
@@ -109,8 +114,19 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
     return wanted
 
 
+def _replace_pending(entries, current_after, now, new_ref):
+    """(entries, revision): a scheduled restart that has not fired yet and is being replaced never
+    produces a MachineSet, so its entry is dropped and its revision reused; else (entries, None)."""
+    if new_ref is not None or current_after is None or current_after <= now or not entries:
+        return entries, None
+    last = entries[-1]
+    if last.get("action") == SCHEDULED and last.get("rollout_after") == timeutil.format_time(current_after):
+        return entries[:-1], last["revision"]
+    return entries, None
+
+
 def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
-                 rollout_id=None, reason=None, actor=None, record=True):
+                 rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -119,11 +135,19 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     infrastructure template (kind/group default to the current ones); with it and no ``after``,
     the template change alone triggers the rollout.
     ``force``: replace a trigger that is already scheduled in the future.
-    ``rollout_id``: a repeated call with the id of the last recorded action plans nothing.
-    ``record``: write the last-rollout annotation {id, at, action, reason, actor}.
+    ``rollout_id``: a repeated call with the id of an earlier restart (last-rollout annotation or
+    history record) plans nothing.
+    ``record``: write the last-rollout annotation {id, at, action, reason, actor} and append a
+    history entry (core.history: revision, from/to template identity, time, rollout_id, reason,
+    actor) to the history annotation, both in the same patch as the change.
+    ``machine_sets``: MachineSets of the namespace (optional) so the recorded revision also counts
+    their revisions; without them the MD revision annotation and the record are used.
+    ``history_limit``: entries the history keeps (default 10).
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
-    ``rollout_after`` (value after the patch) and ``revision_before`` (MD revision annotation).
+    ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
+    ``history_revision`` (revision recorded, None when nothing is recorded) and
+    ``required_templates`` (the template a switch needs, for an existence check).
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
     switches on topology-owned objects.
     """
@@ -135,14 +159,17 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     after_path = apiversion.spec_path(kind, version, "rollout_after")
     current_after_raw = get(obj, after_path)
     current_after = timeutil.parse_optional(current_after_raw)
-    extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj)}
+    extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
+             "required_templates": []}
+    history_limit = hist.validate_history_limit(history_limit, ref=ref)
+    entries, record_warnings = hist.read_record(obj)
 
     def unchanged(message):
-        return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=message, **extra)
+        return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=message, warnings=record_warnings, **extra)
 
-    last = views.last_rollout_of(obj) or {}
-    if rollout_id is not None and last.get("id") == str(rollout_id):
-        return unchanged(f"rollout_id {rollout_id} was already applied ({last.get('action')} at {last.get('at')})")
+    applied = hist.applied_rollout(obj, rollout_id, ACTIONS, entries)
+    if applied:
+        return unchanged(f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})")
 
     guards.refuse_paused(obj, kind, ref, cluster)
     target_after = _resolve_after(after, now, ref)
@@ -168,7 +195,13 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         return unchanged(f"{after_path} is already {timeutil.format_time(target_after)}")
 
     action = SCHEDULED if target_after > now and new_ref is None else RESTARTED
-    warnings = []
+    warnings = list(record_warnings)
+    if new_ref is not None:
+        written = apply_merge_patch(obj, changes.merge_patch())
+        template_spec = get(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
+            "infrastructureRef": get(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
+        extra["required_templates"] = [item for item in tmpl.template_refs(template_spec, meta.get("namespace"))
+                                       if item["role"] == "infrastructure"]
     if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):
         warning = _topology_after_warning(obj, kind, cluster)
         if warning:
@@ -177,8 +210,19 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         details = {"infrastructure_ref": new_ref["name"]} if new_ref else {}
         if action == SCHEDULED:
             details["after"] = timeutil.format_time(target_after)
+        template_patch = changes.merge_patch()
         changes.record(plans.record_path(), plans.current_record_raw(obj),
                        plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor, **details))
+        kept, revision = _replace_pending(entries, current_after, now, new_ref)
+        if revision is None:
+            revision = hist.next_revision(obj, machine_sets, entries)
+        entries = kept
+        entry = hist.make_entry(revision, now, action,
+                                hist.identity_of(obj, version), hist.identity_of(apply_merge_patch(obj, template_patch), version),
+                                rollout_id=rollout_id, reason=reason, actor=actor,
+                                rollout_after=timeutil.format_time(target_after) if action == SCHEDULED else None)
+        hist.record_change(changes, obj, entry, history_limit, entries)
+        extra["history_revision"] = entry["revision"]
 
     if new_ref is not None:
         message = f"infrastructure template switched to {new_ref['kind']} {new_ref['name']}, a rollout follows"

@@ -56,3 +56,126 @@ def differences(current, desired):
 
 def up_to_date(current, desired):
     return not differences(current, desired)
+
+
+# ---------------------------------------------------------------------------------------------
+# compact identities (history record) and the templates an identity needs
+
+_REF_KEYS = ("apiVersion", "apiGroup", "kind", "name")
+
+
+def compact_ref(ref):
+    """A reference reduced to what identifies it: apiVersion (v1beta1) or apiGroup (v1beta2), kind,
+    name; namespace/uid/resourceVersion/fieldPath are dropped. None for no reference."""
+    if not isinstance(ref, dict) or not ref:
+        return None
+    return {key: ref[key] for key in _REF_KEYS if ref.get(key) is not None}
+
+
+def compact_identity(template_spec):
+    """The rollout identity of a template spec in CAPI's own field names, absent fields left out:
+    {version, infrastructureRef, bootstrap: {configRef | dataSecretName}, failureDomain}.
+    ``identity()`` reads it back like a template spec."""
+    spec = template_spec or {}
+    out = {}
+    if spec.get("version"):
+        out["version"] = spec["version"]
+    infra = compact_ref(spec.get("infrastructureRef"))
+    if infra:
+        out["infrastructureRef"] = infra
+    bootstrap = spec.get("bootstrap") or {}
+    compact_bootstrap = {}
+    config_ref = compact_ref(bootstrap.get("configRef"))
+    if config_ref:
+        compact_bootstrap["configRef"] = config_ref
+    if bootstrap.get("dataSecretName"):
+        compact_bootstrap["dataSecretName"] = bootstrap["dataSecretName"]
+    if compact_bootstrap:
+        out["bootstrap"] = compact_bootstrap
+    if spec.get("failureDomain"):
+        out["failureDomain"] = spec["failureDomain"]
+    return out
+
+
+def template_refs(template_spec, namespace):
+    """The templates a template spec needs to exist for a rollout to finish: its infrastructure
+    template and its bootstrap config template (a dataSecretName Secret is not a template and is
+    not listed). [{role, api_group, kind, name, namespace[, api_version]}]."""
+    spec = template_spec or {}
+    out = []
+    for role, raw in (("infrastructure", spec.get("infrastructureRef")),
+                      ("bootstrap", (spec.get("bootstrap") or {}).get("configRef"))):
+        ref = apiversion.normalize_ref(raw)
+        if not ref or not ref.get("kind") or not ref.get("name"):
+            continue
+        entry = {"role": role, "api_group": ref["api_group"], "kind": ref["kind"], "name": ref["name"], "namespace": namespace}
+        if raw.get("apiVersion"):
+            entry["api_version"] = raw["apiVersion"]
+        out.append(entry)
+    return out
+
+
+def templates_by_kind(refs):
+    """{(api_group, kind): [names]} of template refs: one list call per kind checks them all."""
+    out = {}
+    for ref in refs or []:
+        names = out.setdefault((ref["api_group"], ref["kind"]), [])
+        if ref["name"] not in names:
+            names.append(ref["name"])
+    return out
+
+
+def template_key(item, kind_key=None):
+    """(api_group, kind, name) of an existing template given as a Kubernetes object, a reference
+    (either shape, or normalized), a (group, kind, name) tuple or, with ``kind_key`` = (group,
+    kind), a bare name. None when it is none of these."""
+    if isinstance(item, (tuple, list)) and len(item) == 3:
+        return tuple(item)
+    if isinstance(item, str) and kind_key is not None:
+        return kind_key[0], kind_key[1], item
+    if not isinstance(item, dict):
+        return None
+    if isinstance(item.get("metadata"), dict):
+        group = apiversion.group_of(item.get("apiVersion"))
+        kind = item.get("kind")
+        if kind_key is not None:
+            group, kind = (group if item.get("apiVersion") else kind_key[0]), (kind or kind_key[1])
+        return group, kind, item["metadata"].get("name")
+    if "api_group" in item:
+        return item.get("api_group"), item.get("kind"), item.get("name")
+    ref = apiversion.normalize_ref(item)
+    return (ref["api_group"], ref["kind"], ref["name"]) if ref else None
+
+
+def missing_templates(required, existing):
+    """(missing, unchecked): which ``required`` refs (template_refs entries) are not in ``existing``.
+
+    ``existing`` is either a mapping {(api_group, kind): names or objects} - only kinds that are keys
+    count as checked, the others are returned as ``unchecked`` - or an iterable of objects / refs /
+    (group, kind, name) tuples, which counts every kind as checked. Objects in another namespace
+    than the required ref do not count.
+    """
+    found = set()
+    checked = None
+    if isinstance(existing, dict):
+        checked = set()
+        for kind_key, items in existing.items():
+            kind_key = tuple(kind_key)
+            checked.add(kind_key)
+            for item in items or []:
+                if isinstance(item, dict) and isinstance(item.get("metadata"), dict):
+                    found.add((template_key(item, kind_key), item["metadata"].get("namespace")))
+                else:
+                    found.add((template_key(item, kind_key), None))
+    else:
+        for item in existing or []:
+            namespace = item["metadata"].get("namespace") if isinstance(item, dict) and isinstance(item.get("metadata"), dict) else None
+            found.add((template_key(item), namespace))
+    missing, unchecked = [], []
+    for ref in required or []:
+        key = (ref["api_group"], ref["kind"], ref["name"])
+        if checked is not None and (key[0], key[1]) not in checked:
+            unchecked.append(ref)
+        elif (key, None) not in found and (key, ref.get("namespace")) not in found:
+            missing.append(ref)
+    return missing, unchecked

@@ -1,157 +1,339 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Plan an undo of a MachineDeployment to an earlier revision, like clusterctl's ObjectRollbacker
-(rollout_rollbacker.go, v0.4 - v1.10): copy the chosen MachineSet's template (minus the
-machine-template-hash label) back into the MachineDeployment.
+"""Plan an undo of a MachineDeployment to an earlier revision, on every CAPI version.
 
-Kept: clusterctl's revision choice (to_revision 0 = second-highest revision) and its refusals.
-Added (reference §4.5.9 / §4.9): refusal for topology-owned MDs and Kubernetes version skew
-violations unless ``force``, lookup through revision-history, idempotence, a diff of only the
-changed template fields.
+Like clusterctl's ObjectRollbacker (rollout_rollbacker.go, v0.4 - v1.10; removed in v1.11): the
+revision choice (to_revision 0 = the second-highest revision; ties with the highest count as the
+previous one) and its refusals (paused MD, negative revision, missing revision, no history).
+
+Different on purpose (reference §4.5.9, §4.9, cluster-api #8408 / #8392):
+- the target comes from a MachineSet that still has the revision (as clusterctl), else from this
+  collection's history record (core.history), so undo also works after CAPI v1.11+ deleted the
+  old MachineSets;
+- only the template identity changes (version, infrastructureRef, bootstrap configRef /
+  dataSecretName, failureDomain): labels, annotations and other fields CAPI propagates in place
+  stay as they are, nothing else is copied or stripped;
+- refusals for KubeadmControlPlane (control-plane / etcd downgrades are unsupported), topology-owned
+  MachineDeployments and Kubernetes version skew violations (the last two unless ``force``), and
+  for a target whose templates no longer exist;
+- idempotence by ``rollout_id``; the undo is recorded in the history like any other change, in the
+  same patch, so an undo can itself be undone.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import copy
-
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
-from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, create_merge_patch
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 ROLLED_BACK = "rolled_back"
+# Recorded actions a repeated rollout_id of an undo matches.
+ACTIONS = (ROLLED_BACK,)
 _NO_HISTORY_HINT = ("CAPI v1.11+ deletes old MachineSets once a rollout completes (v1.10 keeps revisionHistoryLimit of them), "
-                    "so only revisions that still have a MachineSet can be restored; use capi_rollout_info to list them")
+                    "so a revision is only known while its MachineSet exists or when this collection recorded it "
+                    f"(annotation {hist.HISTORY_ANNOTATION}); capi_rollout_info with history=true lists them")
+_SPEC = ("spec", "template", "spec")
+_STALE_REF_KEYS = ("uid", "resourceVersion", "fieldPath")
 
 get = apiversion.get_path
 
 
-def find_target(machine_sets, to_revision, ref):
-    """The MachineSet to roll back to (clusterctl findMachineDeploymentRevision semantics).
+# ---------------------------------------------------------------------------------------------
+# the target revision
 
-    to_revision > 0: the MachineSet with that revision, or else the one whose revision-history
-    lists it (same template, reused). to_revision == 0: the second-highest revision.
+
+def _validate_revision(to_revision, ref):
+    try:
+        if isinstance(to_revision, bool):
+            raise ValueError(to_revision)
+        value = int(str(to_revision).strip()) if to_revision is not None else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise RolloutError(f"invalid revision {to_revision!r}", ref=ref,
+                           hint="use 0 for the previous revision or a revision number listed by capi_rollout_info",
+                           reason="invalid_revision")
+    if value < 0:
+        raise RolloutError(f"revision number cannot be negative: {value}", ref=ref,
+                           hint="use 0 for the previous revision or a revision listed by capi_rollout_info", reason="invalid_revision")
+    return value
+
+
+def _target(revision, row, ms=None):
+    ms = ms if ms is not None else row["ms"]
+    identity = tmpl.compact_identity(get(ms, "spec.template.spec", {})) if ms is not None else hist.row_identity(row)
+    return {"revision": revision, "machine_set": ms, "source": hist.SOURCE_MACHINE_SET if ms is not None else hist.SOURCE_RECORD,
+            "identity": identity}
+
+
+def find_target(md, machine_sets, to_revision, ref, entries=None):
+    """The revision to roll back to: {revision, machine_set (object or None), source: machineset |
+    record, identity (compact)}.
+
+    to_revision > 0: that revision - from a MachineSet that has it (also through revision-history),
+    else from the record. to_revision == 0: the second-highest known revision (clusterctl: the
+    highest is taken as current; a MachineSet tied with the highest counts as the previous one).
+    Raises RolloutError revision_not_found (listing the revisions there are) / no_history.
     """
-    by_revision = []
-    for ms in machine_sets:
+    rows = hist.collect(md, machine_sets, entries)
+    if to_revision > 0:
+        row = rows.get(to_revision)
+        if row is None:
+            known = hist.known_revisions_text(rows, hist.current_revision(md, rows))
+            raise RolloutError(f"unable to find specified MachineDeployment revision: {to_revision}", ref=ref,
+                               hint=f"revisions that exist: {known}. {_NO_HISTORY_HINT}", reason="revision_not_found")
+        return _target(to_revision, row)
+    candidates = []
+    for ms in hist.owned_machine_sets(md, machine_sets):
         revision = views.revision_of(ms)
         if revision is not None:
-            by_revision.append((revision, ms))
-    if to_revision > 0:
-        for revision, ms in by_revision:
-            if revision == to_revision:
-                return ms, revision
-        for revision, ms in by_revision:
-            if to_revision in views.revision_history_of(ms):
-                return ms, revision
-        known = ", ".join(str(r) for r in sorted({r for r, _ms in by_revision})) or "none"
-        raise RolloutError(f"unable to find specified MachineDeployment revision: {to_revision}", ref=ref,
-                           hint=f"revisions with a MachineSet: {known}. {_NO_HISTORY_HINT}", reason="revision_not_found")
-    if len(by_revision) < 2:
-        raise RolloutError("no rollout history found for MachineDeployment", ref=ref, hint=_NO_HISTORY_HINT,
-                           reason="no_history")
-    by_revision.sort(key=lambda item: item[0], reverse=True)
-    # Highest = current; a duplicate of the highest counts as "previous" (clusterctl).
-    revision, ms = by_revision[1]
-    return ms, revision
+            candidates.append((revision, ms))
+    for revision, row in rows.items():
+        if row["ms"] is None or row["reused_as"] is not None:
+            candidates.append((revision, None))
+    if len(candidates) < 2:
+        raise RolloutError("no rollout history found for MachineDeployment", ref=ref,
+                           hint=f"revisions that exist: {hist.known_revisions_text(rows, hist.current_revision(md, rows))}. "
+                                f"{_NO_HISTORY_HINT}", reason="no_history")
+    candidates.sort(key=lambda item: item[0], reverse=True)  # stable: MachineSets in list order first
+    revision, ms = candidates[1]
+    return _target(revision, rows[revision], ms)
 
 
-def _template_from(machine_set):
-    template = copy.deepcopy(get(machine_set, "spec.template", {}) or {})
-    labels = get(template, "metadata.labels")
-    if isinstance(labels, dict):
-        labels.pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
-    return template
+# ---------------------------------------------------------------------------------------------
+# writing the identity
 
 
-def _record_leaves(changes, base_path, before, patch):
-    """Record each leaf of merge ``patch`` (computed from ``before``) as one change."""
-    for key, value in patch.items():
-        path = base_path + (key,)
-        old = before.get(key) if isinstance(before, dict) else None
-        if isinstance(value, dict) and isinstance(old, dict):
-            _record_leaves(changes, path, old, value)
-        else:
-            changes.record(path, old, value)
+def _api_version_hints(md, machine_sets, entries):
+    """{api group: apiVersion} seen in refs of the MD, its MachineSets and the record (v1beta1 refs
+    need a full apiVersion; CAPI ignores its version part)."""
+    hints = {}
+
+    def add(identity):
+        identity = identity or {}
+        for raw in (identity.get("infrastructureRef"), (identity.get("bootstrap") or {}).get("configRef")):
+            if isinstance(raw, dict) and raw.get("apiVersion"):
+                hints.setdefault(apiversion.group_of(raw["apiVersion"]), raw["apiVersion"])
+
+    add(get(md, "spec.template.spec", {}))
+    for ms in hist.owned_machine_sets(md, machine_sets):
+        add(get(ms, "spec.template.spec", {}))
+    for entry in reversed(entries):
+        add(entry.get("to"))
+        add(entry.get("from"))
+    return hints
+
+
+def _write_ref(changes, path, current_raw, target_compact, version, hints, ref):
+    if not target_compact:
+        if current_raw is not None:
+            changes.record(path, current_raw, None)
+        return
+    target = apiversion.normalize_ref(target_compact)
+    if apiversion.normalize_ref(current_raw) == target:
+        return  # CAPI ignores the version part of references (#2183)
+    wanted = dict(target)
+    if version == apiversion.V1BETA1:
+        api_version = target_compact.get("apiVersion") or hints.get(target["api_group"])
+        if api_version:
+            wanted["api_version"] = api_version
+    current = current_raw if isinstance(current_raw, dict) else None
+    try:
+        raw = apiversion.ref_for_api(wanted, version, current=current)
+    except ValueError as exc:
+        raise RolloutError(f"cannot write the reference to {target['kind']} {target['name']}: {exc}", ref=ref,
+                           hint="read and patch the MachineDeployment through the cluster.x-k8s.io/v1beta2 API (CAPI v1.11+)",
+                           reason="invalid_reference")
+    if current is None:
+        changes.record(path, current_raw, raw)
+        return
+    for key, value in raw.items():
+        changes.record(path + (key,), current.get(key), value)
+    # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
+    for stale in _STALE_REF_KEYS:
+        if current.get(stale) is not None:
+            changes.record(path + (stale,), current[stale], None)
+
+
+def identity_changes(md, version, target_identity, ref, hints=None):
+    """ChangeSet turning the MD's template identity into ``target_identity`` (compact form); only
+    version, infrastructureRef, bootstrap.configRef / dataSecretName and failureDomain are touched."""
+    changes = ChangeSet()
+    hints = hints or {}
+    current = get(md, "spec.template.spec", {}) or {}
+    target = target_identity or {}
+    changes.record(_SPEC + ("version",), current.get("version"), target.get("version"))
+    _write_ref(changes, _SPEC + ("infrastructureRef",), current.get("infrastructureRef"), target.get("infrastructureRef"),
+               version, hints, ref)
+    current_bootstrap = current.get("bootstrap") or {}
+    target_bootstrap = target.get("bootstrap") or {}
+    _write_ref(changes, _SPEC + ("bootstrap", "configRef"), current_bootstrap.get("configRef"), target_bootstrap.get("configRef"),
+               version, hints, ref)
+    changes.record(_SPEC + ("bootstrap", "dataSecretName"), current_bootstrap.get("dataSecretName"),
+                   target_bootstrap.get("dataSecretName"))
+    changes.record(_SPEC + ("failureDomain",), current.get("failureDomain"), target.get("failureDomain"))
+    return changes
+
+
+# ---------------------------------------------------------------------------------------------
+# templates the plan needs
+
+
+def required_templates(plan):
+    """Template refs the planned template needs ([{role, api_group, kind, name, namespace[,
+    api_version]}]); group them with core.template.templates_by_kind to list each kind once and
+    pass what exists as ``existing_templates`` to plan_undo."""
+    return [dict(item) for item in (plan or {}).get("required_templates") or []]
+
+
+def refuse_missing_templates(required, existing_templates, revision, ref):
+    """RolloutError template_missing naming every required template that does not exist; returns
+    the refs whose kind was not checked (mapping form of ``existing_templates``)."""
+    missing, unchecked = tmpl.missing_templates(required, existing_templates)
+    if missing:
+        names = ", ".join(f"{item['kind']} {item['namespace']}/{item['name']}" if item.get("namespace")
+                          else f"{item['kind']} {item['name']}" for item in missing)
+        raise RolloutError(f"revision {revision} references {names}, which no longer exist(s): the rollout could never finish",
+                           ref=ref, hint="recreate the template with its old content, or pick another revision",
+                           reason="template_missing")
+    return unchecked
+
+
+# ---------------------------------------------------------------------------------------------
+# version skew
+
+
+def _skew(target_identity, revision, control_plane, control_plane_version, force, ref):
+    """Warnings; RolloutError version_skew when the target version breaks a rule and not ``force``."""
+    cp = versionskew.control_plane_versions(control_plane, control_plane_version)
+    if not cp["spec"] and not cp["status"]:
+        return ["control plane version unknown: Kubernetes version skew was not checked"]
+    config_ref = apiversion.normalize_ref((target_identity.get("bootstrap") or {}).get("configRef")) or {}
+    kubeadm = config_ref.get("kind") == "KubeadmConfigTemplate"
+    problems = versionskew.check(target_identity.get("version"), cp["spec"], cp["status"], kubeadm=kubeadm)
+    if problems and not force:
+        raise RolloutError(
+            f"revision {revision} breaks the Kubernetes version skew policy: "
+            + "; ".join(problem["message"] for problem in problems), ref=ref,
+            hint="pick another revision or move the control plane first (control-plane downgrades are unsupported); "
+                 "force=true rolls back anyway, but CAPI's MachineSet preflight checks will then hold the new Machines "
+                 "(unless machineset.cluster.x-k8s.io/skip-preflight-checks is set)",
+            reason="version_skew")
+    return [f"ignored because force=true: {problem['message']}" for problem in problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan
+
+
+def _refuse_kind(md, ref):
+    kind = apiversion.normalize_kind(md.get("kind"))
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        raise RolloutError(
+            "undo of a KubeadmControlPlane is refused: control-plane and etcd downgrades are unsupported by kubeadm and "
+            "Kubernetes, and a KubeadmControlPlane keeps no revisions", ref=ref,
+            hint="roll the control plane forward instead (set spec.version / the infrastructure template, or "
+                 "capi_rollout_restart); going back to an older minor needs an etcd backup restore",
+            reason="control_plane_undo")
+    if kind != apiversion.MACHINE_DEPLOYMENT:
+        raise RolloutError(f"invalid resource type {md.get('kind')!r}, valid values are ['MachineDeployment']", ref=ref,
+                           hint="only MachineDeployments have revisions", reason="invalid_kind")
+    return kind
 
 
 def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=None, control_plane_version=None,
-              force=False, rollout_id=None, reason=None, actor=None, record=True):
-    """Plan to restore MachineDeployment ``md`` to the template of an earlier revision.
+              force=False, rollout_id=None, reason=None, actor=None, record=True, control_plane=None,
+              history_limit=None, existing_templates=None):
+    """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision.
 
     ``machine_sets``: MachineSets of the MD's namespace (ownership/selector filtering is done here).
-    ``control_plane_version``: e.g. KCP spec.version; enables the version skew check (skipped with
-    a warning when None). ``force``: allow topology-owned MDs and skew violations.
-    Returns a plan with action rolled_back | unchanged plus target_revision, target_machine_set,
-    revision_before. Raises RolloutError with nothing planned otherwise.
+    ``control_plane``: the control plane object (KCP: spec.version / status.version) or
+    ``control_plane_version`` (a string); enables the version skew check (skipped with a warning
+    when neither is known). ``force``: allow topology-owned MDs and skew violations.
+    ``existing_templates``: what exists of required_templates(plan) (see
+    core.template.missing_templates for the accepted forms); None skips the check.
+    ``record``: write the last-rollout annotation and a history entry (same patch).
+
+    Returns a plan with action rolled_back | unchanged plus from_revision (current revision),
+    to_revision (the revision restored), target_revision (same), target_machine_set,
+    target_source (machineset | record), target_template, history_revision (revision the rollout
+    produces, recorded), revision_before (MD annotation) and required_templates. Raises RolloutError
+    with nothing planned otherwise (reasons: control_plane_undo, invalid_kind, invalid_revision,
+    paused, cluster_paused, topology_owned, revision_not_found, no_history, template_missing,
+    version_skew, invalid_history_limit, invalid_reference).
     """
-    kind = apiversion.normalize_kind(md.get("kind"))
     meta = md.get("metadata") or {}
     ref = make_ref(md.get("kind") or "object", meta.get("namespace"), meta.get("name"))
-    if kind != apiversion.MACHINE_DEPLOYMENT:
-        raise RolloutError(f"invalid resource type {md.get('kind')!r}, valid values are ['MachineDeployment']", ref=ref,
-                           hint="only MachineDeployments have revisions; roll a control plane with capi_rollout_restart",
-                           reason="invalid_kind")
+    kind = _refuse_kind(md, ref)
     version = apiversion.version_of(md, api_version)
     now = timeutil.truncate_seconds(now)
-    extra = {"revision_before": views.revision_of(md), "target_revision": None, "target_machine_set": None}
+    history_limit = hist.validate_history_limit(history_limit, ref=ref)
+    entries, warnings = hist.read_record(md)
+    extra = {"revision_before": views.revision_of(md), "from_revision": None, "to_revision": None, "target_revision": None,
+             "target_machine_set": None, "target_source": None, "target_template": None, "history_revision": None,
+             "required_templates": []}
 
-    last = views.last_rollout_of(md) or {}
-    if rollout_id is not None and last.get("id") == str(rollout_id):
-        return plans.new_plan(md, kind, version, plans.UNCHANGED,
-                              message=f"rollout_id {rollout_id} was already applied ({last.get('action')} at {last.get('at')})",
+    applied = hist.applied_rollout(md, rollout_id, ACTIONS, entries)
+    if applied:
+        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
+                              message=f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})",
                               **extra)
-    if to_revision is None or int(to_revision) < 0:
-        raise RolloutError(f"revision number cannot be negative: {to_revision}", ref=ref,
-                           hint="use 0 for the previous revision or a revision listed by capi_rollout_info", reason="invalid_revision")
-    to_revision = int(to_revision)
+    to_revision = _validate_revision(to_revision, ref)
     guards.refuse_paused(md, kind, ref, cluster, verb="rollback")
-    if not force:
-        guards.refuse_topology_owned(md, kind, ref, what="a rollback of spec.template (#8392)")
+    if guards.is_topology_owned(md):
+        if not force:
+            guards.refuse_topology_owned(
+                md, kind, ref, what="a rollback of spec.template (#8392)",
+                hint="change the version / templates in the Cluster topology (spec.topology.workers.machineDeployments "
+                     "or the ClusterClass) instead; force=true patches the MachineDeployment anyway")
+        warnings.append("force=true on a topology-owned MachineDeployment: the topology controller reverts spec.template "
+                        "on its next reconcile unless the Cluster topology is changed too")
 
-    target, revision = find_target(hist.owned_machine_sets(md, machine_sets), to_revision, ref)
-    extra.update(target_revision=revision, target_machine_set=get(target, "metadata.name"))
-    new_template = _template_from(target)
-    target_identity = tmpl.identity(new_template.get("spec") or {})
+    rows = hist.collect(md, machine_sets, entries)
+    extra["from_revision"] = hist.current_revision(md, rows)
+    if extra["from_revision"] is None:
+        extra["from_revision"] = extra["revision_before"]
+    target = find_target(md, machine_sets, to_revision, ref, entries)
+    ms_name = get(target["machine_set"], "metadata.name") if target["machine_set"] is not None else None
+    origin = f"MachineSet {ms_name}" if ms_name else "the history record"
+    extra.update(to_revision=target["revision"], target_revision=target["revision"], target_machine_set=ms_name,
+                 target_source=target["source"], target_template=tmpl.identity(target["identity"]))
 
-    warnings = []
-    if control_plane_version is None:
-        warnings.append("control plane version unknown: Kubernetes version skew was not checked")
-    else:
-        bootstrap = target_identity.get("bootstrap_ref") or {}
-        problems = versionskew.skew_problems(target_identity.get("version"), control_plane_version,
-                                             kubeadm=bootstrap.get("kind") == "KubeadmConfigTemplate")
-        if problems and not force:
-            raise RolloutError(f"revision {revision} violates the Kubernetes version skew policy: {'; '.join(problems)}", ref=ref,
-                               hint="pick another revision, upgrade the control plane first, or set force=true", reason="version_skew")
-        warnings.extend(f"ignored because force=true: {problem}" for problem in problems)
-
-    current_template = get(md, "spec.template", {}) or {}
-    patch = create_merge_patch(current_template, new_template)
-    changes = ChangeSet()
-    if patch:
-        _record_leaves(changes, ("spec", "template"), current_template, patch)
+    changes = identity_changes(md, version, target["identity"], ref, _api_version_hints(md, machine_sets, entries))
     if not changes.changed:
-        return plans.new_plan(md, kind, version, plans.UNCHANGED,
-                              message=f"spec.template already equals revision {revision} ({extra['target_machine_set']})", **extra)
+        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
+                              message=f"spec.template already equals revision {target['revision']} "
+                                      f"({ms_name or 'from the history record'})", **extra)
+    written = apply_merge_patch(md, changes.merge_patch())
+    extra["required_templates"] = tmpl.template_refs(get(written, "spec.template.spec", {}), meta.get("namespace"))
+    if existing_templates is not None:
+        unchecked = refuse_missing_templates(extra["required_templates"], existing_templates, target["revision"], ref)
+        warnings.extend(f"{item['kind']} {item['name']} was not checked for existence" for item in unchecked)
+    warnings.extend(_skew(target["identity"], target["revision"], control_plane, control_plane_version, force, ref))
 
     after = timeutil.parse_optional(get(md, apiversion.spec_path(kind, version, "rollout_after")))
-    created = timeutil.parse_optional(get(target, "metadata.creationTimestamp"))
+    created = timeutil.parse_optional(get(target["machine_set"], "metadata.creationTimestamp"))
     if after is not None and after <= now and created is not None and created < after:
         warnings.append(f"{apiversion.spec_path(kind, version, 'rollout_after')} ({timeutil.format_time(after)}) is newer than "
-                        f"MachineSet {extra['target_machine_set']}: CAPI creates a new MachineSet with its template instead of reusing it")
+                        f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it")
     if record:
-        entry = plans.record_entry(timeutil.format_time(now), ROLLED_BACK, rollout_id, reason, actor, to_revision=revision)
-        changes.record(plans.record_path(), plans.current_record_raw(md), entry)
+        changes.record(plans.record_path(), plans.current_record_raw(md),
+                       plans.record_entry(timeutil.format_time(now), ROLLED_BACK, rollout_id, reason, actor,
+                                          to_revision=target["revision"]))
+        entry = hist.make_entry(hist.next_revision(md, machine_sets, entries), now, ROLLED_BACK,
+                                hist.identity_of(md), hist.identity_of(written), rollout_id=rollout_id, reason=reason,
+                                actor=actor, to_revision=target["revision"])
+        hist.record_change(changes, md, entry, history_limit, entries)
+        extra["history_revision"] = entry["revision"]
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
-                          message=f"spec.template restored from revision {revision} ({extra['target_machine_set']})",
+                          message=f"spec.template restored from revision {target['revision']} ({origin})",
                           warnings=warnings, **extra)

@@ -4,8 +4,11 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import copy
+
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import diff
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, create_merge_patch, to_yaml_text
 
 yaml = pytest.importorskip("yaml")
@@ -75,3 +78,27 @@ def test_yaml_text_empty():
 ])
 def test_create_merge_patch(before, after, patch):
     assert create_merge_patch(before, after) == patch
+
+
+def test_display_text_replaces_long_values_but_not_the_patch():
+    changes = diff.ChangeSet()
+    changes.record(("metadata", "annotations", "k"), "old long value", "new long value", display=("2 entries", "3 entries"))
+    changes.record(("metadata", "annotations", "fresh"), None, "v", display=("ignored", "1 entry"))
+    assert changes.merge_patch() == {"metadata": {"annotations": {"k": "new long value", "fresh": "v"}}}
+    assert changes.before() == {"metadata": {"annotations": {"k": "2 entries"}}}
+    assert changes.after() == {"metadata": {"annotations": {"k": "3 entries", "fresh": "1 entry"}}}
+    assert changes.changes()[0] == {"path": "metadata.annotations.k", "before": "2 entries", "after": "3 entries"}
+    assert "3 entries" in changes.diff()["after"]
+
+
+@pytest.mark.parametrize("obj, patch, expected", [
+    ({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": None, "e": 4}}, {"a": 1, "b": {"d": 3, "e": 4}}),
+    ({"a": [1, 2]}, {"a": [3]}, {"a": [3]}),
+    ({"a": 1}, {"a": {"b": 1}}, {"a": {"b": 1}}),
+    (None, {"a": 1}, {"a": 1}),
+])
+def test_apply_merge_patch(obj, patch, expected):
+    before = copy.deepcopy(obj)
+    assert diff.apply_merge_patch(obj, patch) == expected
+    assert obj == before
+    assert diff.apply_merge_patch(obj, diff.create_merge_patch(obj or {}, expected)) == expected

@@ -103,6 +103,13 @@ def test_rollbacker_paused():
 def test_undo_rejects_kcp():
     with pytest.raises(RolloutError) as exc:
         undo.plan_undo(objs.kubeadm_control_plane(), [], objs.NOW)
+    assert exc.value.reason == "control_plane_undo"
+    assert "control-plane and etcd downgrades are unsupported" in str(exc.value)
+
+
+def test_undo_rejects_other_kinds():
+    with pytest.raises(RolloutError) as exc:
+        undo.plan_undo(objs.machine_set(), [], objs.NOW)
     assert exc.value.reason == "invalid_kind"
 
 
@@ -165,9 +172,12 @@ def test_undo_previous_revision(version):
     plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2", rollout_id="rb-1", actor="ops")
     assert plan["action"] == "rolled_back"
     assert plan["target_revision"] == 2 and plan["target_machine_set"] == "md-0-bbbbb"
+    assert (plan["from_revision"], plan["to_revision"], plan["history_revision"]) == (3, 2, 4)
+    assert plan["target_source"] == "machineset"
     assert plan["revision_before"] == 3
     assert [c["path"] for c in plan["changes"]] == ["spec.template.spec.infrastructureRef.name",
-                                                    "metadata.annotations[rollout.capi-rollout.dev/last]"]
+                                                    "metadata.annotations[rollout.capi-rollout.dev/last]",
+                                                    "metadata.annotations[rollout.capi-rollout.dev/history]"]
     assert plan["diff"]["before"].startswith('spec:\n  template:\n    spec:\n      infrastructureRef:\n        name: "md-0-infra-v3"\n')
     record = json.loads(plan["patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
     assert record == {"action": "rolled_back", "actor": "ops", "at": objs.NOW_TEXT, "id": "rb-1", "to_revision": 2}
@@ -189,7 +199,8 @@ def test_undo_finds_revision_through_history():
     sets[2] = objs.machine_set(suffix="aaaaa", revision="4", revision_history="1", replicas=0, k8s_version="v1.30.2",
                                infra="md-0-infra-v1")
     plan = undo.plan_undo(md, sets, objs.NOW, to_revision=1, control_plane_version="v1.30.2")
-    assert plan["target_machine_set"] == "md-0-aaaaa" and plan["target_revision"] == 4
+    assert plan["target_machine_set"] == "md-0-aaaaa" and plan["target_revision"] == 1
+    assert plan["target_source"] == "machineset"
 
 
 def test_undo_duplicate_highest_counts_as_previous():
@@ -216,7 +227,8 @@ def test_undo_version_skew(cp_version, force, outcome):
     plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=cp_version, force=force)
     assert plan["action"] == "rolled_back"
     if outcome == "warn":
-        assert plan["warnings"][0].startswith("ignored because force=true: worker version v1.30.2 is newer")
+        assert plan["warnings"][0].startswith("ignored because force=true: version v1.30.2 is a newer minor than the control "
+                                              "plane v1.29.0")
     elif outcome == "unknown":
         assert plan["warnings"] == ["control plane version unknown: Kubernetes version skew was not checked"]
     else:

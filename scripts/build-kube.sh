@@ -7,7 +7,8 @@ set -euo pipefail
 
 want=v1.20.2
 cache=${CAPI_ROLLOUT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-rollout}
-out=$cache/kube-$want/bin
+# "-zerostring": the build carries the empty-string validation fix below.
+out=$cache/kube-$want-zerostring/bin
 
 log() { printf '[build-kube] %s\n' "$*" >&2; }
 
@@ -60,6 +61,11 @@ if [ ! -f "$tree/.unpacked" ]; then
   rm -f "$r2"/*_test.go
   touch "$tree/.unpacked"
 fi
+# go-openapi/kube-openapi type validation: under Go >= 1.18 reflect.Zero and ValueOf("") compare
+# equal, so every "" in a custom resource (condition messages, topology labels) would be rejected
+# as null. Only nil is null. Idempotent, so it runs on every build.
+sed -i 's/if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {/if data == nil {/' \
+  "$tree/vendor/github.com/go-openapi/validate/type.go" "$tree/vendor/k8s.io/kube-openapi/pkg/validation/validate/type.go"
 mkdir -p "$tree/.go/src/k8s.io"
 ln -sfn "$tree" "$tree/.go/src/k8s.io/kubernetes"
 log "compiling kube-apiserver and kube-controller-manager (about 3-4 minutes on 2 cores)"

@@ -1,0 +1,246 @@
+"""The fleet spec: which management clusters to run and which CAPI workload clusters they hold.
+
+Every mistake is reported with its path (``management_clusters[1].workload_clusters[0].replicas:
+must be an integer >= 0``); unknown keys are errors. ``load_fleet`` returns the spec with every
+default filled in. Schema (also in tests/fleets/README.md)::
+
+    defaults:                              # optional
+      provision_seconds: 2                 # seconds until a new Machine is ready (default 2)
+    management_clusters:                   # at least one
+      - name: mgmt-a                       # DNS label, unique
+        capi_version: v1.10                # v1.10 (serves v1beta1) | v1.14 (serves v1beta2)
+        workload_clusters:                 # default []
+          - name: prod-1                   # DNS label, unique in its management cluster
+            namespace: team-a              # default "default"
+            kubernetes_version: v1.30.4    # "v" is added when missing, as CAPI's webhook does
+            topology_owned: false          # ClusterClass-managed (topology.cluster.x-k8s.io/owned labels)
+            paused: false                  # Cluster.spec.paused
+            provision_seconds: 1           # optional, overrides defaults.provision_seconds
+            control_plane:                 # null or omitted: no KubeadmControlPlane
+              replicas: 3                  # >= 1
+              max_surge: 1                 # 0 or 1 (default 1); 0 needs replicas >= 3
+            machine_deployments:           # default []
+              - name: md-0                 # DNS label; the object is named <cluster>-<name>
+                replicas: 3                # >= 0, default 1
+                strategy:                  # default {type: RollingUpdate, max_surge: 1, max_unavailable: 0}
+                  type: RollingUpdate      # RollingUpdate | OnDelete (OnDelete takes no max_*)
+                  max_surge: 1             # integer >= 0 or "N%"
+                  max_unavailable: 0       # integer >= 0 or "N%"; not both 0
+                failure_domain: null       # optional string
+                provision_seconds: 1       # optional, overrides the workload cluster's value
+                template:
+                  image: kindest/node:v1.30.4   # DockerMachineTemplate customImage (default kindest/node:<version>)
+"""
+
+import re
+
+import yaml
+
+DEFAULT_PROVISION_SECONDS = 2
+CAPI_VERSIONS = ("v1.10", "v1.14")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_K8S_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$")
+_PERCENT = re.compile(r"^\d+%$")
+_MAX_LABEL = 63
+
+
+class FleetSpecError(ValueError):
+    """All the mistakes of a fleet spec, one "path: message" per line."""
+
+    def __init__(self, errors):
+        self.errors = errors
+        super().__init__("invalid fleet spec:\n  " + "\n  ".join(errors))
+
+
+class _Checker:
+    """Collects errors; each helper returns the (defaulted) value or None when it was wrong."""
+
+    def __init__(self):
+        self.errors = []
+
+    def error(self, path, message):
+        self.errors.append(f"{path}: {message}")
+
+    def mapping(self, value, path, required, optional):
+        """Check a mapping's keys; required/optional are key lists. Returns the value or None."""
+        if not isinstance(value, dict):
+            self.error(path, "must be a mapping")
+            return None
+        for key in value:
+            if key not in required and key not in optional:
+                self.error(f"{path}.{key}", f"unknown key (allowed: {', '.join(list(required) + list(optional))})")
+        for key in required:
+            if key not in value:
+                self.error(f"{path}.{key}", "is required")
+        return value
+
+    def seq(self, value, path, min_items=0):
+        if not isinstance(value, list):
+            self.error(path, "must be a list")
+            return []
+        if len(value) < min_items:
+            self.error(path, f"must have at least {min_items} item(s)")
+        return value
+
+    def integer(self, value, path, minimum=0):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.error(path, f"must be an integer >= {minimum}")
+            return None
+        return value
+
+    def boolean(self, value, path):
+        if not isinstance(value, bool):
+            self.error(path, "must be true or false")
+            return None
+        return value
+
+    def dns_label(self, value, path, max_len=_MAX_LABEL):
+        if not isinstance(value, str) or not _DNS_LABEL.match(value) or len(value) > max_len:
+            self.error(path, f"must be a DNS label (lower-case letters, digits, '-', at most {max_len} characters)")
+            return None
+        return value
+
+    def unique(self, items, path, what):
+        seen = set()
+        for index, item in enumerate(items):
+            name = item.get("name") if isinstance(item, dict) else None
+            if isinstance(name, str):
+                if name in seen:
+                    self.error(f"{path}[{index}].name", f"duplicate {what} name {name!r}")
+                seen.add(name)
+
+    def int_or_percent(self, value, path):
+        if isinstance(value, str) and _PERCENT.match(value):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.error(path, 'must be an integer >= 0 or a percentage like "25%"')
+            return None
+        return value
+
+
+def _strategy(chk, value, path):
+    if value is None:
+        return {"type": "RollingUpdate", "max_surge": 1, "max_unavailable": 0}
+    if chk.mapping(value, path, ["type"], ["max_surge", "max_unavailable"]) is None:
+        return None
+    kind = value.get("type")
+    if kind == "OnDelete":
+        for key in ("max_surge", "max_unavailable"):
+            if key in value:
+                chk.error(f"{path}.{key}", "is only allowed with type RollingUpdate")
+        return {"type": "OnDelete"}
+    if kind != "RollingUpdate":
+        chk.error(f"{path}.type", "must be RollingUpdate or OnDelete")
+        return None
+    surge = chk.int_or_percent(value.get("max_surge", 1), f"{path}.max_surge")
+    unavailable = chk.int_or_percent(value.get("max_unavailable", 0), f"{path}.max_unavailable")
+    if surge in (0, "0%") and unavailable in (0, "0%"):
+        chk.error(path, "max_surge and max_unavailable cannot both be 0 (the rollout could never progress)")
+    return {"type": "RollingUpdate", "max_surge": surge, "max_unavailable": unavailable}
+
+
+def _machine_deployment(chk, md, path, cluster):
+    keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template"]
+    if chk.mapping(md, path, ["name"], keys) is None:
+        return None
+    # The object name <cluster>-<md> must stay a valid label value (cluster.x-k8s.io/deployment-name).
+    name = chk.dns_label(md.get("name"), f"{path}.name", _MAX_LABEL - len(cluster["name"] or "") - 1)
+    failure_domain = md.get("failure_domain")
+    if failure_domain is not None and (not isinstance(failure_domain, str) or not failure_domain):
+        chk.error(f"{path}.failure_domain", "must be a non-empty string or null")
+    template = md.get("template") or {}
+    if chk.mapping(template, f"{path}.template", [], ["image"]) is not None and \
+            not isinstance(template.get("image", ""), str):
+        chk.error(f"{path}.template.image", "must be a string")
+    provision = cluster["provision_seconds"]
+    if "provision_seconds" in md:
+        provision = chk.integer(md["provision_seconds"], f"{path}.provision_seconds")
+    return {
+        "name": name,
+        "replicas": chk.integer(md.get("replicas", 1), f"{path}.replicas"),
+        "strategy": _strategy(chk, md.get("strategy"), f"{path}.strategy"),
+        "failure_domain": failure_domain,
+        "provision_seconds": provision,
+        "image": template.get("image") or f"kindest/node:{cluster['kubernetes_version']}",
+    }
+
+
+def _control_plane(chk, value, path):
+    if value is None:
+        return None
+    if chk.mapping(value, path, ["replicas"], ["max_surge"]) is None:
+        return None
+    replicas = chk.integer(value.get("replicas"), f"{path}.replicas", minimum=1)
+    surge = value.get("max_surge", 1)
+    if isinstance(surge, bool) or surge not in (0, 1):
+        chk.error(f"{path}.max_surge", "must be 0 or 1")
+    elif surge == 0 and replicas is not None and replicas < 3:
+        chk.error(path, "max_surge 0 (scale in) needs replicas >= 3")
+    return {"replicas": replicas, "max_surge": surge}
+
+
+def _workload_cluster(chk, wc, path, default_provision):
+    optional = ["namespace", "topology_owned", "paused", "provision_seconds", "control_plane", "machine_deployments"]
+    if chk.mapping(wc, path, ["name", "kubernetes_version"], optional) is None:
+        return None
+    version = wc.get("kubernetes_version")
+    if not isinstance(version, str) or not _K8S_VERSION.match(version):
+        chk.error(f"{path}.kubernetes_version", "must be a Kubernetes version like v1.30.4")
+        version = None
+    elif not version.startswith("v"):
+        version = "v" + version
+    cluster = {
+        # Room for "-control-plane" in the KubeadmControlPlane name, which is also a label value.
+        "name": chk.dns_label(wc.get("name"), f"{path}.name", _MAX_LABEL - len("-control-plane")),
+        "namespace": chk.dns_label(wc.get("namespace", "default"), f"{path}.namespace"),
+        "kubernetes_version": version,
+        "topology_owned": chk.boolean(wc.get("topology_owned", False), f"{path}.topology_owned"),
+        "paused": chk.boolean(wc.get("paused", False), f"{path}.paused"),
+        "provision_seconds": (chk.integer(wc["provision_seconds"], f"{path}.provision_seconds")
+                              if "provision_seconds" in wc else default_provision),
+        "control_plane": _control_plane(chk, wc.get("control_plane"), f"{path}.control_plane"),
+    }
+    mds = chk.seq(wc.get("machine_deployments", []), f"{path}.machine_deployments")
+    chk.unique(mds, f"{path}.machine_deployments", "machine deployment")
+    cluster["machine_deployments"] = [_machine_deployment(chk, md, f"{path}.machine_deployments[{i}]", cluster)
+                                      for i, md in enumerate(mds)]
+    return cluster
+
+
+def validate(data):
+    """Check a parsed fleet spec; returns it with defaults filled in, raises FleetSpecError listing every mistake."""
+    chk = _Checker()
+    if chk.mapping(data, "spec", ["management_clusters"], ["defaults"]) is None:
+        raise FleetSpecError(chk.errors)
+    defaults = data.get("defaults") or {}
+    provision = DEFAULT_PROVISION_SECONDS
+    if chk.mapping(defaults, "defaults", [], ["provision_seconds"]) is not None:
+        provision = chk.integer(defaults.get("provision_seconds", provision), "defaults.provision_seconds")
+    mgmts = chk.seq(data.get("management_clusters", []), "management_clusters", min_items=1)
+    chk.unique(mgmts, "management_clusters", "management cluster")
+    result = []
+    for index, mgmt in enumerate(mgmts):
+        path = f"management_clusters[{index}]"
+        if chk.mapping(mgmt, path, ["name", "capi_version"], ["workload_clusters"]) is None:
+            continue
+        if mgmt.get("capi_version") not in CAPI_VERSIONS:
+            chk.error(f"{path}.capi_version", f"must be one of {', '.join(CAPI_VERSIONS)}")
+        wcs = chk.seq(mgmt.get("workload_clusters", []), f"{path}.workload_clusters")
+        chk.unique(wcs, f"{path}.workload_clusters", "workload cluster")
+        result.append({
+            "name": chk.dns_label(mgmt.get("name"), f"{path}.name"),
+            "capi_version": mgmt.get("capi_version"),
+            "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", provision)
+                                  for i, wc in enumerate(wcs)],
+        })
+    if chk.errors:
+        raise FleetSpecError(chk.errors)
+    return {"defaults": {"provision_seconds": provision}, "management_clusters": result}
+
+
+def load_fleet(spec):
+    """A validated fleet from a dict or a YAML file path."""
+    if isinstance(spec, dict):
+        return validate(spec)
+    with open(spec, encoding="utf-8") as handle:
+        return validate(yaml.safe_load(handle))

@@ -1,0 +1,192 @@
+"""The CAPI objects of one workload cluster, as CAPI's defaulting webhooks would leave them.
+
+No CAPI webhook runs on our management clusters, so what the webhooks would add is written here:
+strategy defaults, cluster-name labels, selectors with the deployment-name label, the "v" version
+prefix, and on v1beta1 revisionHistoryLimit/progressDeadlineSeconds/minReadySeconds and namespaced
+refs. v1beta1 refs are ObjectReferences (apiVersion/kind/name/namespace); v1beta2 refs are
+{apiGroup, kind, name} and a bootstrap configRef is required.
+
+Per workload cluster, in creation order: Namespace (unless "default"), Cluster, the control plane's
+DockerMachineTemplate and KubeadmControlPlane, then per MachineDeployment a KubeadmConfigTemplate,
+a DockerMachineTemplate and the MachineDeployment. Template names end in a short hash of their spec,
+as template rotation in real fleets produces (<cluster>-<md>-<hash>).
+"""
+
+import hashlib
+import json
+
+from .kubeapi import resource_path
+
+CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"
+DEPLOYMENT_NAME = "cluster.x-k8s.io/deployment-name"
+TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
+TOPOLOGY_DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
+PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
+
+CORE, CONTROLPLANE = "cluster.x-k8s.io", "controlplane.cluster.x-k8s.io"
+BOOTSTRAP, INFRA = "bootstrap.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"
+
+# kind -> (API group, plural)
+KINDS = {
+    "Namespace": ("", "namespaces"),
+    "Cluster": (CORE, "clusters"),
+    "MachineDeployment": (CORE, "machinedeployments"),
+    "MachineSet": (CORE, "machinesets"),
+    "Machine": (CORE, "machines"),
+    "KubeadmControlPlane": (CONTROLPLANE, "kubeadmcontrolplanes"),
+    "KubeadmConfigTemplate": (BOOTSTRAP, "kubeadmconfigtemplates"),
+    "DockerMachineTemplate": (INFRA, "dockermachinetemplates"),
+}
+
+# The ClusterClass named by topology-owned Clusters. It does not exist (its CRD is not installed);
+# the API server accepts the reference because only CAPI's webhook would check it.
+SIM_CLUSTER_CLASS = "capisim-clusterclass"
+SIM_WORKER_CLASS = "default-worker"
+
+
+def collection_path(obj):
+    """The collection an object is created in."""
+    group, plural = KINDS[obj["kind"]]
+    version = obj["apiVersion"].rsplit("/", 1)[-1]
+    return resource_path(group, version, plural, obj["metadata"].get("namespace"))
+
+
+def object_path(obj):
+    group, plural = KINDS[obj["kind"]]
+    version = obj["apiVersion"].rsplit("/", 1)[-1]
+    return resource_path(group, version, plural, obj["metadata"].get("namespace"), obj["metadata"]["name"])
+
+
+def _short_hash(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()[:5]
+
+
+class _Builder:
+    """Objects of one workload cluster (wc: a validated fleetspec workload cluster) in one API version."""
+
+    def __init__(self, wc, api_version):
+        self.wc = wc
+        self.v1beta2 = api_version == "v1beta2"
+        self.api_version = api_version
+        self.name = wc["name"]
+        self.namespace = wc["namespace"]
+
+    def labels(self, extra=None):
+        labels = {CLUSTER_NAME: self.name}
+        if self.wc["topology_owned"]:
+            labels[TOPOLOGY_OWNED] = ""
+        labels.update(extra or {})
+        return labels
+
+    def meta(self, name, labels=None, annotations=None):
+        meta = {"name": name, "namespace": self.namespace}
+        labels = self.labels() if labels is None else labels
+        if labels:
+            meta["labels"] = labels
+        if annotations:
+            meta["annotations"] = annotations
+        return meta
+
+    def ref(self, group, kind, name):
+        if self.v1beta2:
+            return {"apiGroup": group, "kind": kind, "name": name}
+        return {"apiVersion": f"{group}/{self.api_version}", "kind": kind, "name": name, "namespace": self.namespace}
+
+    def template(self, kind, group, base_name, spec, annotations=None):
+        """A *Template object named <base>-<hash of spec>."""
+        return {"apiVersion": f"{group}/{self.api_version}", "kind": kind,
+                "metadata": self.meta(f"{base_name}-{_short_hash(spec)}", annotations=annotations),
+                "spec": {"template": {"spec": spec}}}
+
+    def machine_template(self, base_name, image, provision_seconds):
+        return self.template("DockerMachineTemplate", INFRA, base_name, {"customImage": image},
+                             {PROVISION_SECONDS: str(provision_seconds)})
+
+    def cluster(self, kcp):
+        wc = self.wc
+        spec = {"clusterNetwork": {"pods": {"cidrBlocks": ["192.168.0.0/16"]},
+                                   "services": {"cidrBlocks": ["10.128.0.0/12"]}, "serviceDomain": "cluster.local"}}
+        if kcp:
+            spec["controlPlaneRef"] = self.ref(CONTROLPLANE, "KubeadmControlPlane", kcp["metadata"]["name"])
+        # No infrastructureRef: the DockerCluster CRD is not installed. spec.paused is set by the
+        # fleet loader once the cluster's machines are up (a paused Cluster would never get them).
+        if wc["topology_owned"]:
+            topology = {"version": wc["kubernetes_version"], "workers": {"machineDeployments": [
+                {"class": SIM_WORKER_CLASS, "name": md["name"], "replicas": md["replicas"]}
+                for md in wc["machine_deployments"]]}}
+            if wc["control_plane"]:
+                topology["controlPlane"] = {"replicas": wc["control_plane"]["replicas"]}
+            if self.v1beta2:
+                topology["classRef"] = {"name": SIM_CLUSTER_CLASS}
+            else:
+                topology["class"] = SIM_CLUSTER_CLASS
+            spec["topology"] = topology
+        labels = {TOPOLOGY_OWNED: ""} if wc["topology_owned"] else {}
+        return {"apiVersion": f"{CORE}/{self.api_version}", "kind": "Cluster",
+                "metadata": self.meta(self.name, labels, {PROVISION_SECONDS: str(wc["provision_seconds"])}),
+                "spec": spec}
+
+    def control_plane(self):
+        """[DockerMachineTemplate, KubeadmControlPlane]"""
+        cp = self.wc["control_plane"]
+        dmt = self.machine_template(f"{self.name}-control-plane", f"kindest/node:{self.wc['kubernetes_version']}",
+                                    self.wc["provision_seconds"])
+        infra_ref = self.ref(INFRA, "DockerMachineTemplate", dmt["metadata"]["name"])
+        strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": cp["max_surge"]}}
+        spec = {"replicas": cp["replicas"], "version": self.wc["kubernetes_version"],
+                "kubeadmConfigSpec": {"format": "cloud-config"}}
+        if self.v1beta2:
+            spec["machineTemplate"] = {"spec": {"infrastructureRef": infra_ref}}
+            spec["rollout"] = {"strategy": strategy}
+        else:
+            spec["machineTemplate"] = {"infrastructureRef": infra_ref}
+            spec["rolloutStrategy"] = strategy
+        kcp = {"apiVersion": f"{CONTROLPLANE}/{self.api_version}", "kind": "KubeadmControlPlane",
+               "metadata": self.meta(f"{self.name}-control-plane"), "spec": spec}
+        return [dmt, kcp]
+
+    def machine_deployment(self, md):
+        """[KubeadmConfigTemplate, DockerMachineTemplate, MachineDeployment]"""
+        name = f"{self.name}-{md['name']}"
+        kct = self.template("KubeadmConfigTemplate", BOOTSTRAP, name, {"format": "cloud-config"})
+        dmt = self.machine_template(name, md["image"], md["provision_seconds"])
+        selector = {CLUSTER_NAME: self.name, DEPLOYMENT_NAME: name}
+        if self.wc["topology_owned"]:
+            selector.update({TOPOLOGY_OWNED: "", TOPOLOGY_DEPLOYMENT_NAME: md["name"]})
+        template_spec = {
+            "clusterName": self.name, "version": self.wc["kubernetes_version"],
+            "bootstrap": {"configRef": self.ref(BOOTSTRAP, "KubeadmConfigTemplate", kct["metadata"]["name"])},
+            "infrastructureRef": self.ref(INFRA, "DockerMachineTemplate", dmt["metadata"]["name"]),
+        }
+        if md["failure_domain"]:
+            template_spec["failureDomain"] = md["failure_domain"]
+        spec = {"clusterName": self.name, "replicas": md["replicas"], "selector": {"matchLabels": selector},
+                "template": {"metadata": {"labels": dict(selector)}, "spec": template_spec}}
+        strategy = {"type": md["strategy"]["type"]}
+        if strategy["type"] == "RollingUpdate":
+            strategy["rollingUpdate"] = {"maxSurge": md["strategy"]["max_surge"],
+                                         "maxUnavailable": md["strategy"]["max_unavailable"]}
+        if self.v1beta2:
+            template_spec["minReadySeconds"] = 0
+            spec["rollout"] = {"strategy": strategy}
+        else:
+            spec.update({"strategy": strategy, "minReadySeconds": 0, "revisionHistoryLimit": 1,
+                         "progressDeadlineSeconds": 600})
+        labels = self.labels({TOPOLOGY_DEPLOYMENT_NAME: md["name"]} if self.wc["topology_owned"] else None)
+        mdobj = {"apiVersion": f"{CORE}/{self.api_version}", "kind": "MachineDeployment",
+                 "metadata": self.meta(name, labels), "spec": spec}
+        return [kct, dmt, mdobj]
+
+
+def workload_objects(wc, api_version):
+    """All objects of a validated workload cluster, in creation order."""
+    builder = _Builder(wc, api_version)
+    objects = []
+    if wc["namespace"] != "default":
+        objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": wc["namespace"]}})
+    control_plane = builder.control_plane() if wc["control_plane"] else []
+    objects.append(builder.cluster(control_plane[1] if control_plane else None))
+    objects.extend(control_plane)
+    for md in wc["machine_deployments"]:
+        objects.extend(builder.machine_deployment(md))
+    return objects

@@ -1,0 +1,107 @@
+"""pytest plugin: local CAPI management-cluster fleets as fixtures (``-p capisim.pytest_plugin``).
+
+``fleet_factory(spec)`` (session scope) brings a fleet up in a temporary directory once per
+distinct spec (a dict or a YAML path) and stops it, by PID, at the end of the session::
+
+    def test_x(fleet_factory):
+        fleet = fleet_factory("tests/fleets/single-v1.14.yml")
+        mgmt = fleet.cluster()                       # the only (or a named) management cluster
+        mark = mgmt.audit_mark()
+        mgmt.api("rollout-operator").patch_merge(path, patch)
+        assert len(mgmt.audit_log(since=mark).writes("rollout-operator")) == 1
+
+Users: admin (system:masters), rollout-operator (docs/rbac.yml), viewer, capi-controller-manager.
+The controller simulator runs when it exists, unless $CAPISIM_NO_CONTROLLER is set; tests that
+need it carry ``@pytest.mark.needs_controller`` and are skipped otherwise.
+"""
+
+import json
+import os
+
+import pytest
+
+from . import crds
+from .audit import AuditReader
+from .fleet import Fleet, controller_available
+from .fleetspec import load_fleet
+
+
+def controller_enabled():
+    return controller_available() and not os.environ.get("CAPISIM_NO_CONTROLLER")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_controller: needs the CAPI controller simulator (capisim.controller)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("needs_controller") and not controller_enabled():
+        pytest.skip("the CAPI controller simulator is not available (capisim.controller missing or $CAPISIM_NO_CONTROLLER)")
+
+
+class ClusterHandle:
+    """One running management cluster of a test fleet."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.name = cluster.name
+        self.capi_version = cluster.capi_version
+        self.api_version = crds.api_version(cluster.capi_version)
+        info = cluster.info()
+        self.server = info["server"]
+        self.ca_file = info["paths"]["ca"]
+        self.pids = dict(info["pids"])
+        self._audit = AuditReader(cluster.audit_log, cluster.api("admin"))
+
+    def api(self, user="admin"):
+        """A fresh KubeAPI for a user: admin, rollout-operator, viewer or capi-controller-manager."""
+        return self.cluster.api(user)
+
+    def kubeconfig(self, user="admin"):
+        return self.cluster.kubeconfig(user)
+
+    def audit_mark(self):
+        """Mark the audit log now; pass the result as audit_log(since=...) to see one step's requests."""
+        return self._audit.mark()
+
+    def audit_log(self, since=None):
+        """The audit events received so far (after `since`), as an AuditLog."""
+        return self._audit.read(since)
+
+
+class FleetHandle:
+    """A running fleet: its management clusters by name, state directory and Ansible inventory."""
+
+    def __init__(self, fleet):
+        self.fleet = fleet
+        self.state = fleet.state
+        self.inventory = fleet.inventory
+        self.clusters = {name: ClusterHandle(c) for name, c in fleet.clusters.items()}
+
+    def cluster(self, name=None):
+        if name is None:
+            if len(self.clusters) != 1:
+                raise ValueError(f"the fleet has {len(self.clusters)} management clusters; name one of {sorted(self.clusters)}")
+            return next(iter(self.clusters.values()))
+        return self.clusters[name]
+
+
+@pytest.fixture(scope="session")
+def fleet_factory(tmp_path_factory):
+    """Callable spec -> FleetHandle; one fleet per distinct spec per session, all stopped at the end."""
+    fleets = {}
+
+    def factory(spec, controller=None):
+        """spec: dict or YAML path. controller: run the simulator (default: when available)."""
+        normalized = load_fleet(spec)
+        controller = controller_enabled() if controller is None else controller
+        key = json.dumps([normalized, controller], sort_keys=True)
+        if key not in fleets:
+            fleet = Fleet(normalized, tmp_path_factory.mktemp("fleet"))
+            fleet.up(controller=controller)  # stops what it started when it fails
+            fleets[key] = FleetHandle(fleet)
+        return fleets[key]
+
+    yield factory
+    for handle in fleets.values():
+        handle.fleet.down()

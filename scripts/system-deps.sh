@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the tests need beyond the API-server build (which installs its own):
-# shellcheck so that the sanity test of that name runs instead of being skipped, and chromium
-# to render the fleet report in the browser test.
+# the shellcheck package, so that the sanity test of that name runs instead of being skipped,
+# and chromium, to render the fleet report in the browser test.
 set -euo pipefail
 need=()
 for p in shellcheck etcd-server chromium; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done

@@ -179,6 +179,8 @@ class Fleet:
                 "capi_context": cluster.name,
                 "capi_version": cluster.capi_version,
                 "capi_audit_log": str(cluster.audit_log),
+                # Where this management cluster keeps its workload clusters, for fleet playbooks.
+                "capi_namespaces": sorted({wc["namespace"] for wc in self._mgmt_spec(cluster.name)["workload_clusters"]}),
             }
         inventory = {"all": {"children": {"management_clusters": {"hosts": hosts}}}}
         self.inventory.write_text("# Written by `python -m capisim up`; the fleet's management clusters.\n"

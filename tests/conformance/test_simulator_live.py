@@ -1,0 +1,432 @@
+"""The CAPI controller simulator against real kube-apiservers, for both simulated CAPI versions.
+
+Each test creates its own workload cluster (Cluster, templates, MachineDeployment / KubeadmControlPlane, built like
+the fleet's, i.e. as CAPI's webhooks would leave them) in its own namespace of a running management cluster, then
+drives it only through the API, as a user or the collection would, and watches what the simulator does:
+
+- the MachineSet spec.replicas sequence of a restart equals CAPI's golden RollingUpdate traces (reference §3.7);
+- exactly one new MachineSet per rolloutAfter trigger, also for a rolloutAfter set in the future;
+- revisions when the template goes A -> B -> A, and old-MachineSet cleanup (v1.10 keeps revisionHistoryLimit, v1.14 none);
+- MD spec.paused (scaling works, no rollout), the paused annotation and Cluster spec.paused (nothing happens);
+- the KubeadmControlPlane replaces one Machine at a time within maxSurge;
+- Machines of a failing template never become ready and the rollout stalls.
+"""
+
+import copy
+import datetime
+import itertools
+import secrets
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from capisim import readiness
+from capisim.fleetspec import load_fleet
+from capisim.kubeapi import resource_path
+from capisim.objects import collection_path, workload_objects
+
+pytestmark = pytest.mark.needs_controller
+
+FLEETS = Path(__file__).resolve().parents[1] / "fleets"
+CORE, CONTROLPLANE, INFRA = "cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"
+PAUSED = "cluster.x-k8s.io/paused"
+REVISION = "machinedeployment.clusters.x-k8s.io/revision"
+REVISION_HISTORY = "machinedeployment.clusters.x-k8s.io/revision-history"
+_SEQ = itertools.count()
+
+
+@pytest.fixture(scope="module", params=["v1.10", "v1.14"])
+def mgmt(request, fleet_factory):
+    return fleet_factory(str(FLEETS / f"single-{request.param}.yml")).cluster()
+
+
+def now_rfc3339(offset=0.0):
+    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def wait_for(what, predicate, timeout=60.0, interval=0.2):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+def conditions_of(obj):
+    status = obj.get("status") or {}
+    if obj["apiVersion"].endswith("/v1beta2"):
+        return status.get("conditions") or []
+    return (status.get("v1beta2") or {}).get("conditions") or []
+
+
+def condition(obj, ctype):
+    return next((c for c in conditions_of(obj) if c["type"] == ctype), None)
+
+
+def _ready(machine):
+    return not machine["metadata"].get("deletionTimestamp") and (condition(machine, "Ready") or {}).get("status") == "True"
+
+
+class Workload:
+    """One test's workload cluster in its own namespace, and the calls a user of the API would make."""
+
+    def __init__(self, mgmt, **spec):
+        self.mgmt = mgmt
+        self.admin = mgmt.api("admin")
+        self.v1beta2 = mgmt.api_version == "v1beta2"
+        name = f"t{next(_SEQ)}-{secrets.token_hex(3)}"
+        spec = {"name": name, "namespace": name, "kubernetes_version": "v1.30.4", "provision_seconds": 1, **spec}
+        fleet = load_fleet({"management_clusters": [{"name": "x", "capi_version": mgmt.capi_version, "workload_clusters": [spec]}]})
+        self.spec = fleet["management_clusters"][0]["workload_clusters"][0]
+        self.name, self.ns = name, name
+        self.objects = workload_objects(self.spec, mgmt.api_version)
+        for obj in self.objects:
+            self.admin.create(collection_path(obj), obj)
+
+    def path(self, kind, name=None):
+        group, plural = {"Cluster": (CORE, "clusters"), "MachineDeployment": (CORE, "machinedeployments"),
+                         "MachineSet": (CORE, "machinesets"), "Machine": (CORE, "machines"),
+                         "KubeadmControlPlane": (CONTROLPLANE, "kubeadmcontrolplanes"),
+                         "DockerMachineTemplate": (INFRA, "dockermachinetemplates")}[kind]
+        return resource_path(group, self.mgmt.api_version, plural, self.ns, name)
+
+    def first(self, kind):
+        return next(o for o in self.objects if o["kind"] == kind)
+
+    def get(self, kind, name=None):
+        return self.admin.get(self.path(kind, name or self.first(kind)["metadata"]["name"]))
+
+    def items(self, kind):
+        return self.admin.list(self.path(kind))["items"]
+
+    def patch(self, kind, patch):
+        return self.admin.patch_merge(self.path(kind, self.first(kind)["metadata"]["name"]), patch)
+
+    def complete(self, kind="MachineDeployment"):
+        obj = self.get(kind)
+        return readiness.is_complete(obj, self.mgmt.api_version) and obj
+
+    def wait_complete(self, kind="MachineDeployment", timeout=60.0):
+        return wait_for(f"{kind} complete", lambda: self.complete(kind), timeout)
+
+    def restart(self, kind="MachineDeployment", offset=0.0):
+        """What `clusterctl alpha rollout restart` writes (rolloutAfter = now), optionally in the future.
+
+        A MachineSet created in the same second as rolloutAfter counts as created after it (#12260), so a
+        restart right after the previous rollout would do nothing: start from the next second."""
+        children = self.items("MachineSet" if kind == "MachineDeployment" else "Machine")
+        latest = max((o["metadata"]["creationTimestamp"] for o in children), default="")
+        wait_for("a new second", lambda: now_rfc3339() > latest, 5, 0.05)
+        field = {"rollout": {"after": now_rfc3339(offset)}} if self.v1beta2 else {"rolloutAfter": now_rfc3339(offset)}
+        return self.patch(kind, {"spec": field})
+
+    def set_md_template(self, **changes):
+        return self.patch("MachineDeployment", {"spec": {"template": {"spec": changes}}})
+
+    def copy_template(self, base_name, annotations=None):
+        """A new DockerMachineTemplate with the content of ``base_name`` (templates are immutable: copy, then switch)."""
+        base = self.get("DockerMachineTemplate", base_name)
+        name = f"{base_name}-{secrets.token_hex(2)}"
+        meta = {"name": name, "namespace": self.ns, "labels": base["metadata"].get("labels", {}),
+                "annotations": {**base["metadata"].get("annotations", {}), **(annotations or {})}}
+        self.admin.create(self.path("DockerMachineTemplate"), {"apiVersion": base["apiVersion"], "kind": base["kind"],
+                                                               "metadata": meta, "spec": copy.deepcopy(base["spec"])})
+        return name
+
+    def md_infra_name(self):
+        return self.get("MachineDeployment")["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+
+    def machine_sets(self):
+        return sorted(self.items("MachineSet"), key=lambda o: (o["metadata"]["creationTimestamp"], o["metadata"]["name"]))
+
+
+class Recorder:
+    """Watches one kind in a namespace from "now" and keeps every event, in order."""
+
+    def __init__(self, workload, kind):
+        self.api = workload.mgmt.api("admin")
+        self.path = workload.path(kind)
+        listed = self.api.list(self.path)
+        self.initial = {o["metadata"]["name"]: o for o in listed["items"]}
+        self.version = listed["metadata"]["resourceVersion"]
+        self.events = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            for event_type, obj in self.api.watch(self.path, self.version, timeout_seconds=2):
+                self.version = obj["metadata"].get("resourceVersion", self.version)
+                if event_type != "BOOKMARK":
+                    self.events.append((event_type, obj))
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(10)
+        return self
+
+    def added(self):
+        return [obj["metadata"]["name"] for t, obj in self.events if t == "ADDED"]
+
+    def replica_pairs(self):
+        """(Σ old MS spec.replicas, new MS spec.replicas) after every write that changed a MachineSet's replicas."""
+        replicas = {name: obj["spec"]["replicas"] for name, obj in self.initial.items()}
+        new_names = self.added()
+        pairs = []
+        for event_type, obj in self.events:
+            name = obj["metadata"]["name"]
+            if event_type == "DELETED" or replicas.get(name) == obj["spec"]["replicas"]:
+                continue
+            replicas[name] = obj["spec"]["replicas"]
+            pairs.append((sum(r for n, r in replicas.items() if n not in new_names),
+                          sum(r for n, r in replicas.items() if n in new_names)))
+        return pairs
+
+
+# --- MachineDeployment rollouts -----------------------------------------------------------------------------------
+
+GOLDEN = {
+    # reference §3.7 golden traces, as the sequence of (old, new) spec.replicas after every MachineSet write
+    "3 replicas, maxSurge 1, maxUnavailable 0": (3, 1, 0, [(3, 1), (2, 1), (2, 2), (1, 2), (1, 3), (0, 3)]),
+    "3 replicas, maxSurge 0, maxUnavailable 1": (3, 0, 1, [(3, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2), (0, 3)]),
+    "6 replicas, maxSurge 3, maxUnavailable 1": (6, 3, 1, [(6, 3), (5, 3), (5, 4), (2, 4), (2, 6), (1, 6), (0, 6)]),
+}
+
+
+@pytest.mark.parametrize("scenario", sorted(GOLDEN))
+def test_restart_follows_golden_trace(mgmt, scenario):
+    replicas, surge, unavailable, expected = GOLDEN[scenario]
+    # The traces assume that new Machines are available at once: provision-seconds 0.
+    strategy = {"type": "RollingUpdate", "max_surge": surge, "max_unavailable": unavailable}
+    wl = Workload(mgmt, provision_seconds=0, machine_deployments=[{"name": "md", "replicas": replicas, "strategy": strategy}])
+    wl.wait_complete()
+    recorder = Recorder(wl, "MachineSet")
+    wl.restart()
+    wait_for("restart rolled out", lambda: wl.complete() and len(recorder.added()) == 1 and recorder.replica_pairs()[-1:] == expected[-1:])
+    time.sleep(1.5)  # anything after completion would show up here
+    recorder.stop()
+    assert recorder.replica_pairs() == expected
+    assert len(recorder.added()) == 1
+
+
+def test_restart_creates_exactly_one_machine_set(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    for dummy in range(2):
+        recorder = Recorder(wl, "MachineSet")
+        wl.restart()
+        wait_for("restart rolled out", lambda: len(recorder.added()) == 1 and wl.complete(), 60)
+        time.sleep(2)
+        assert len(recorder.stop().added()) == 1
+        new = wl.get("MachineSet", recorder.added()[0])
+        assert new["metadata"]["annotations"][REVISION] == wl.get("MachineDeployment")["metadata"]["annotations"][REVISION]
+
+
+def test_future_rollout_after_fires_once(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    recorder = Recorder(wl, "MachineSet")
+    wl.restart(offset=5)
+    time.sleep(3)
+    assert recorder.added() == [], "rolloutAfter in the future must not roll out yet"
+    wait_for("scheduled rollout", lambda: len(recorder.added()) == 1 and wl.complete(), 60)
+    time.sleep(2.5)
+    assert len(recorder.stop().added()) == 1
+
+
+def test_template_a_b_a_revisions_and_cleanup(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    template_a = wl.md_infra_name()
+    (ms_a,) = wl.machine_sets()
+    template_b = wl.copy_template(template_a)
+    wl.set_md_template(infrastructureRef={"name": template_b})
+    wl.wait_complete()
+    wait_for("old MachineSet cleanup", lambda: len(wl.machine_sets()) == (2 if mgmt.capi_version == "v1.10" else 1))
+    time.sleep(1)
+    sets = wl.machine_sets()
+    if mgmt.capi_version == "v1.10":
+        # revisionHistoryLimit 1: the old MachineSet stays, at 0 replicas
+        assert [s["metadata"]["name"] for s in sets][0] == ms_a["metadata"]["name"]
+        assert [s["spec"]["replicas"] for s in sets] == [0, 2]
+    else:
+        assert len(sets) == 1 and sets[0]["metadata"]["name"] != ms_a["metadata"]["name"]
+    assert sets[-1]["metadata"]["annotations"][REVISION] == "2"
+
+    recorder = Recorder(wl, "MachineSet")
+    wl.set_md_template(infrastructureRef={"name": template_a})
+    wait_for("rollback rolled out", lambda: wl.complete() and wl.md_infra_name() == template_a
+             and all(s["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template_a
+                     for s in wl.machine_sets() if s["spec"]["replicas"]))
+    time.sleep(1.5)
+    recorder.stop()
+    md = wl.get("MachineDeployment")
+    assert md["metadata"]["annotations"][REVISION] == "3"
+    current = next(s for s in wl.machine_sets() if s["spec"]["replicas"] == 2)
+    if mgmt.capi_version == "v1.10":
+        # A's MachineSet is the new one again: revision 3, its old revision in the history, no MachineSet created
+        assert recorder.added() == []
+        assert current["metadata"]["name"] == ms_a["metadata"]["name"]
+        assert current["metadata"]["annotations"][REVISION] == "3"
+        assert current["metadata"]["annotations"][REVISION_HISTORY] == "1"
+        assert len(wl.machine_sets()) == 2
+    else:
+        # v1.14 deleted A's MachineSet at 0 replicas: a new one (revision 3, no history) was needed
+        assert len(recorder.added()) == 1 and current["metadata"]["name"] == recorder.added()[0]
+        assert current["metadata"]["annotations"][REVISION] == "3"
+        assert REVISION_HISTORY not in current["metadata"]["annotations"]
+        wait_for("cleanup", lambda: len(wl.machine_sets()) == 1)
+
+
+def test_spec_paused_scales_but_does_not_roll_out(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    wl.patch("MachineDeployment", {"spec": {"paused": True}})
+    wl.patch("MachineDeployment", {"spec": {"replicas": 3}})
+    wl.wait_complete()
+    assert [s["spec"]["replicas"] for s in wl.machine_sets()] == [3]
+    wl.set_md_template(version="v1.30.5")
+    time.sleep(3)
+    (only,) = wl.machine_sets()
+    assert only["spec"]["template"]["spec"]["version"] == "v1.30.4"
+    md = wl.get("MachineDeployment")
+    assert condition(md, "Paused")["status"] == "False", "spec.paused does not set the Paused condition"
+    wl.patch("MachineDeployment", {"spec": {"paused": False}})
+    wait_for("resumed rollout", lambda: wl.complete() and all(
+        m["spec"]["version"] == "v1.30.5" for m in wl.items("Machine")) and len(wl.items("Machine")) == 3)
+
+
+def test_paused_annotation_stops_everything(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    wl.patch("MachineDeployment", {"metadata": {"annotations": {PAUSED: "true"}}})
+    wl.set_md_template(version="v1.30.5")
+    wl.patch("MachineDeployment", {"spec": {"replicas": 3}})
+    paused = wait_for("Paused condition", lambda: (condition(wl.get("MachineDeployment"), "Paused") or {}).get("status") == "True"
+                      and condition(wl.get("MachineDeployment"), "Paused"))
+    assert paused["message"] == f"MachineDeployment has the {PAUSED} annotation"
+    time.sleep(2.5)
+    assert [s["spec"]["replicas"] for s in wl.machine_sets()] == [2]
+    wl.admin.patch_json(wl.path("MachineDeployment", wl.first("MachineDeployment")["metadata"]["name"]),
+                        [{"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"}])
+    wait_for("rollout after unpause", lambda: wl.complete() and len(wl.items("Machine")) == 3
+             and all(m["spec"]["version"] == "v1.30.5" for m in wl.items("Machine")))
+
+
+def test_cluster_paused_stops_everything(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    wl.patch("Cluster", {"spec": {"paused": True}})
+    wl.patch("MachineDeployment", {"spec": {"replicas": 3}})
+    paused = wait_for("Paused condition", lambda: (condition(wl.get("MachineDeployment"), "Paused") or {}).get("status") == "True"
+                      and condition(wl.get("MachineDeployment"), "Paused"))
+    assert paused["message"] == "Cluster spec.paused is set to true"
+    time.sleep(2.5)
+    assert [s["spec"]["replicas"] for s in wl.machine_sets()] == [2]
+    assert len(wl.items("Machine")) == 2
+    wl.patch("Cluster", {"spec": {"paused": False}})
+    wait_for("scale after unpause", lambda: wl.complete() and len(wl.items("Machine")) == 3)
+    assert condition(wl.get("MachineDeployment"), "Paused")["status"] == "False"
+
+
+def test_on_delete_replaces_only_deleted_machines(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2, "strategy": {"type": "OnDelete"}}])
+    wl.wait_complete()
+    wl.set_md_template(version="v1.30.5")
+    wait_for("new MachineSet", lambda: len(wl.machine_sets()) == 2)
+    time.sleep(2)
+    old, new = wl.machine_sets()
+    assert (old["spec"]["replicas"], new["spec"]["replicas"]) == (2, 0)
+    assert "cluster.x-k8s.io/disable-machine-create" in old["metadata"]["annotations"]
+    victim = sorted(m["metadata"]["name"] for m in wl.items("Machine"))[0]
+    wl.admin.delete(wl.path("Machine", victim))
+    wait_for("replacement", lambda: sorted(s["spec"]["replicas"] for s in wl.machine_sets()) == [1, 1] and sum(
+        1 for m in wl.items("Machine") if m["spec"]["version"] == "v1.30.5" and _ready(m)) == 1)
+    assert victim not in {m["metadata"]["name"] for m in wl.items("Machine")}
+    assert len(wl.items("Machine")) == 2
+
+
+def test_failing_template_never_gets_ready(mgmt):
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    failing = wl.copy_template(wl.md_infra_name(), {"sim.capi-rollout.dev/fail-provisioning": "true"})
+    wl.set_md_template(infrastructureRef={"name": failing})
+    wait_for("new MachineSet", lambda: len(wl.machine_sets()) == 2)
+    time.sleep(4)  # four times the provisioning delay
+    old, new = wl.machine_sets()
+    assert (old["spec"]["replicas"], new["spec"]["replicas"]) == (2, 1)  # maxSurge 1, maxUnavailable 0: stalled
+    stuck = [m for m in wl.items("Machine") if m["metadata"]["labels"]["cluster.x-k8s.io/set-name"] == new["metadata"]["name"]]
+    assert len(stuck) == 1
+    assert stuck[0]["status"]["phase"] == "Provisioning"
+    assert condition(stuck[0], "Ready")["status"] == "False"
+    md = wl.get("MachineDeployment")
+    assert condition(md, "RollingOut")["status"] == "True"
+    assert not readiness.is_complete(md, mgmt.api_version)
+
+
+# --- KubeadmControlPlane ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("surge, most, fewest_ready", [(1, 4, 3), (0, 3, 2)])
+def test_kcp_replaces_one_machine_at_a_time(mgmt, surge, most, fewest_ready):
+    wl = Workload(mgmt, control_plane={"replicas": 3, "max_surge": surge})
+    wl.wait_complete("KubeadmControlPlane")
+    recorder = Recorder(wl, "Machine")
+    before = set(recorder.initial)
+    wl.restart("KubeadmControlPlane")
+    wait_for("control plane replaced", lambda: wl.complete("KubeadmControlPlane") and not before & {
+        m["metadata"]["name"] for m in wl.items("Machine")}, 90)
+    recorder.stop()
+    machines = dict(recorder.initial)
+    counts, ready = [], []
+    for event_type, obj in recorder.events:
+        if event_type == "DELETED":
+            machines.pop(obj["metadata"]["name"], None)
+        else:
+            machines[obj["metadata"]["name"]] = obj
+        counts.append(len(machines))
+        ready.append(sum(1 for m in machines.values() if _ready(m)))
+    assert max(counts) == most
+    assert min(ready) == fewest_ready
+    added = [obj["metadata"]["name"] for t, obj in recorder.events if t == "ADDED"]
+    assert len(added) == 3
+    kcp = wl.get("KubeadmControlPlane")
+    assert condition(kcp, "RollingOut")["status"] == "False"
+    if mgmt.capi_version == "v1.10":
+        spec_up_to_date = next(c for c in kcp["status"]["conditions"] if c["type"] == "MachinesSpecUpToDate")
+        assert spec_up_to_date["status"] == "True"
+
+
+def test_kcp_version_change_rolls_out_with_status(mgmt):
+    wl = Workload(mgmt, control_plane={"replicas": 1})
+    wl.wait_complete("KubeadmControlPlane")
+    wl.patch("KubeadmControlPlane", {"spec": {"version": "v1.31.0"}})
+    rolling = wait_for("RollingOut", lambda: (condition(wl.get("KubeadmControlPlane"), "RollingOut") or {}).get("status") == "True"
+                       and condition(wl.get("KubeadmControlPlane"), "RollingOut"), 20, 0.05)
+    assert rolling["message"].startswith("Rolling out 1 not up-to-date replicas\n* Version v1.30.4, v1.31.0 required")
+    kcp = wl.wait_complete("KubeadmControlPlane")
+    assert kcp["status"]["version"] == "v1.31.0"
+    assert [m["spec"]["version"] for m in wl.items("Machine")] == ["v1.31.0"]
+
+
+def test_kcp_paused_annotation_stops_everything(mgmt):
+    wl = Workload(mgmt, control_plane={"replicas": 1})
+    wl.wait_complete("KubeadmControlPlane")
+    before = {m["metadata"]["name"] for m in wl.items("Machine")}
+    wl.patch("KubeadmControlPlane", {"metadata": {"annotations": {PAUSED: "true"}}})
+    wl.patch("KubeadmControlPlane", {"spec": {"version": "v1.31.0"}})
+    paused = wait_for("Paused condition", lambda: (condition(wl.get("KubeadmControlPlane"), "Paused") or {}).get("status") == "True"
+                      and condition(wl.get("KubeadmControlPlane"), "Paused"))
+    assert paused["message"] == f"KubeadmControlPlane has the {PAUSED} annotation"
+    time.sleep(2.5)
+    assert {m["metadata"]["name"] for m in wl.items("Machine")} == before
+    wl.admin.patch_json(wl.path("KubeadmControlPlane", wl.first("KubeadmControlPlane")["metadata"]["name"]),
+                        [{"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"}])
+    wait_for("rollout after unpause", lambda: wl.complete("KubeadmControlPlane")
+             and [m["spec"]["version"] for m in wl.items("Machine")] == ["v1.31.0"])

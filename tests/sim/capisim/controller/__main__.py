@@ -1,0 +1,46 @@
+"""``python -m capisim.controller --kubeconfig PATH --capi-version v1.10|v1.14 [--log FILE]``: run until SIGTERM."""
+
+import argparse
+import faulthandler
+import logging
+import signal
+import sys
+
+from ..kubeapi import KubeAPI
+from . import model as m
+from .loop import Controller
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m capisim.controller", description=__doc__)
+    parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the capi-controller-manager identity")
+    parser.add_argument("--capi-version", required=True, choices=sorted(m.API_VERSION), help="CAPI release to simulate")
+    parser.add_argument("--log", help="action log file (one line per action); default: stderr")
+    parser.add_argument("--sync-period", type=float, default=600.0, help="resync every object this often (seconds)")
+    parser.add_argument("--verbose", action="store_true", help="also log conflicts and retries")
+    args = parser.parse_args(argv)
+
+    handler = logging.FileHandler(args.log, encoding="utf-8") if args.log else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s.%(msecs)03d %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
+    logger = logging.getLogger("capisim.controller")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if args.verbose else logging.INFO)
+
+    controller = Controller(lambda: KubeAPI.from_kubeconfig(args.kubeconfig), args.capi_version, sync_period=args.sync_period)
+
+    def stop(signum, _frame):
+        logger.info("signal %d: stopping", signum)
+        controller.stop.set()
+
+    faulthandler.register(signal.SIGUSR1)  # `kill -USR1 PID` prints every thread's stack to stderr
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    logger.info("capisim controller for CAPI %s (%s) against %s", args.capi_version, controller.api_version,
+                controller.api.server)
+    controller.run()
+    logger.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

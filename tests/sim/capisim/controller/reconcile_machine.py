@@ -1,0 +1,87 @@
+"""Machine reconcile: provisioning on a timer (machineplan.lifecycle), UpToDate from the owner, status and phases,
+and completing deletion (phase Deleting, then the finalizer goes)."""
+
+import copy
+import datetime
+
+from . import conditions
+from . import kcpplan
+from . import machineplan
+from . import model as m
+from . import status
+
+
+def finalize(ctx, machine):
+    """Show the Deleting phase, then drop our finalizer so the API server removes the Machine."""
+    if m.dig(machine, "status", "phase") != "Deleting":
+        life = ("Deleting", False, False, False, None)
+        paused = conditions.paused(machine, ctx.cluster_of(machine))
+        new_status = status.machine_status(machine, life, m.condition(machine, "UpToDate"), 0, paused, ctx.now())[0]
+        machine = ctx.write_status(machine, new_status)
+    if m.MACHINE_FINALIZER in (m.meta(machine).get("finalizers") or []):
+        released = copy.deepcopy(machine)
+        released["metadata"]["finalizers"] = [f for f in machine["metadata"]["finalizers"] if f != m.MACHINE_FINALIZER]
+        ctx.writer.update(released)
+    ctx.provisioning.pop(m.uid(machine), None)
+
+
+def _owner(ctx, machine):
+    """(kind, owner, rollout_owner): the MachineSet and its MD, or the KCP, or (None, None, None)."""
+    ms = ctx.store.controller_of(machine, "MachineSet")
+    if ms is not None:
+        return "MachineSet", ms, ctx.store.controller_of(ms, "MachineDeployment")
+    kcp = ctx.store.controller_of(machine, "KubeadmControlPlane")
+    if kcp is not None:
+        return "KubeadmControlPlane", kcp, kcp
+    return None, None, None
+
+
+def _source_template(ctx, machine):
+    """The infrastructure template the Machine was cloned from (its provisioning knobs live there)."""
+    ann = m.annotations(machine)
+    kind = (ann.get(m.CLONED_FROM_GROUPKIND) or "").split(".", 1)[0]
+    if kind != "DockerMachineTemplate":
+        return None
+    return ctx.store.get(kind, m.namespace(machine), ann.get(m.CLONED_FROM_NAME))
+
+
+def reconcile(ctx, machine):
+    cluster = ctx.cluster_of(machine)
+    paused = conditions.paused(machine, cluster)
+    if m.is_paused(machine, cluster):
+        ctx.write_status(machine, status.with_paused(machine, paused, ctx.now()))
+        return
+    if m.deleting(machine):
+        finalize(ctx, machine)
+        return
+    now = ctx.now()
+    kind, owner, rollout_owner = _owner(ctx, machine)
+    up_to_date, min_ready, after = None, 0, None
+    if kind == "MachineSet":
+        min_ready = m.min_ready_seconds(owner)
+        if rollout_owner is not None:
+            up_to_date = status.worker_up_to_date(owner, rollout_owner, now)
+            after = m.md_rollout_after(rollout_owner)
+    elif kind == "KubeadmControlPlane":
+        up_to_date = status.kcp_up_to_date(kcpplan.outdated_reasons(owner, machine, now))
+        after = kcpplan.rollout_after(owner)
+    template = _source_template(ctx, machine)
+    started = ctx.provisioning.get(m.uid(machine)) or m.created(machine)
+    life = machineplan.lifecycle(now, started, machineplan.provision_seconds(template, cluster),
+                                 machineplan.fails_provisioning(template))
+    if life[2] and not m.dig(machine, "spec", "providerID"):
+        machine = ctx.writer.patch(machine, {"spec": {"providerID": status.provider_id(machine)}})
+    new_status, wakeup = status.machine_status(machine, life, up_to_date, min_ready, paused, now)
+    old_phase = m.dig(machine, "status", "phase")
+    was_ready = m.condition_true(machine, "Ready")
+    machine = ctx.write_status(machine, new_status)
+    if new_status.get("phase") != old_phase:
+        ctx.log("Machine %s is %s", m.key_text(machine), new_status.get("phase"))
+    if m.condition_true(machine, "Ready") and not was_ready:
+        ctx.log("Machine %s ready (node %s)", m.key_text(machine), status.node_name(machine))
+    key = ("Machine", m.namespace(machine), m.name(machine))
+    if wakeup is not None:
+        ctx.requeue_at(key, wakeup)
+    if after is not None and after > now:
+        # UpToDate turns False when rolloutAfter passes, without any other event.
+        ctx.requeue_at(key, after + datetime.timedelta(seconds=0.2))

@@ -1,0 +1,56 @@
+"""MachineSet reconcile: create or delete Machines until they match spec.replicas, then count them into status.
+
+Machines created in one reconcile share one provisioning start, so they become ready together; Machines removed
+in one reconcile are deleted and finalized right here, so the status written next already has them gone. That is
+what makes the MD see the same intermediate states as in CAPI's golden traces (every MS fully reconciled at once).
+"""
+
+from . import conditions
+from . import machineplan
+from . import model as m
+from . import reconcile_machine
+from . import status
+
+
+def _creation_allowed(ctx, ms):
+    value = m.annotations(ms).get(m.DISABLE_MACHINE_CREATE)
+    # v1.10: any value blocks creation; v1.12+: only "true" (the MD writes "false" on the new MS).
+    return value is None if ctx.capi_version == "v1.10" else value != "true"
+
+
+def _deletion_order(ms):
+    if m.is_v1beta2(ms):
+        return m.dig(ms, "spec", "deletion", "order")
+    return m.dig(ms, "spec", "deletePolicy")
+
+
+def reconcile(ctx, ms):
+    cluster = ctx.cluster_of(ms)
+    paused = conditions.paused(ms, cluster)
+    if m.is_paused(ms, cluster):
+        ctx.write_status(ms, status.with_paused(ms, paused, ctx.now()))
+        return
+    if m.deleting(ms):
+        return
+    now = ctx.now()
+    machines = ctx.store.controlled_by("Machine", ms)
+    live = [x for x in machines if not m.deleting(x)]
+    missing = m.replicas(ms) - len(live)
+    infra_ref = m.dig(ms, "spec", "template", "spec", "infrastructureRef")
+    if missing > 0 and _creation_allowed(ctx, ms):
+        if ctx.template_exists(infra_ref, m.namespace(ms)):
+            for dummy in range(missing):
+                created = ctx.writer.create(machineplan.machine_for_machine_set(ms, ctx.rng))
+                ctx.provisioning[m.uid(created)] = now
+                ctx.log("created Machine %s for MachineSet %s", m.key_text(created), m.name(ms))
+        else:
+            ctx.log("cannot create Machines for MachineSet %s: template %s does not exist", m.key_text(ms), (infra_ref or {}).get("name"))
+    elif missing < 0:
+        victims = machineplan.machines_to_delete(live, -missing, _deletion_order(ms))
+        deleted = [ctx.writer.delete(x) for x in victims]
+        for victim, answer in zip(victims, deleted):
+            ctx.log("deleted Machine %s of MachineSet %s", m.key_text(victim), m.name(ms))
+            if answer is not None:
+                reconcile_machine.finalize(ctx, answer)
+    machines = ctx.store.controlled_by("Machine", ms)
+    ctx.write_status(ms, status.ms_status(ms, machines, paused, now))

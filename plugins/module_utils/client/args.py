@@ -1,0 +1,80 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Argument specs shared by the modules.
+
+The connection options have kubernetes.core's names, aliases and ``K8S_AUTH_*`` environment
+variables, so ``module_defaults`` and AWX/AAP "OpenShift or Kubernetes API Bearer Token"
+credentials work unchanged. Documented in plugins/doc_fragments/connection.py and targets.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+from ansible.module_utils.basic import env_fallback
+
+
+def _env(*names):
+    return (env_fallback, list(names))
+
+
+AUTH_ARG_SPEC = {
+    "kubeconfig": {"type": "raw", "fallback": _env("K8S_AUTH_KUBECONFIG")},
+    "context": {"type": "str", "fallback": _env("K8S_AUTH_CONTEXT")},
+    "host": {"type": "str", "fallback": _env("K8S_AUTH_HOST")},
+    "api_key": {"type": "str", "no_log": True, "fallback": _env("K8S_AUTH_API_KEY")},
+    "validate_certs": {"type": "bool", "default": True, "aliases": ["verify_ssl"],
+                       "fallback": _env("K8S_AUTH_VALIDATE_CERTS", "K8S_AUTH_VERIFY_SSL")},
+    "ca_cert": {"type": "path", "aliases": ["ssl_ca_cert"], "fallback": _env("K8S_AUTH_CA_CERT", "K8S_AUTH_SSL_CA_CERT")},
+    "client_cert": {"type": "path", "aliases": ["cert_file"],
+                    "fallback": _env("K8S_AUTH_CLIENT_CERT", "K8S_AUTH_CERT_FILE")},
+    "client_key": {"type": "path", "aliases": ["key_file"], "no_log": False,
+                   "fallback": _env("K8S_AUTH_CLIENT_KEY", "K8S_AUTH_KEY_FILE")},
+    "proxy": {"type": "str", "fallback": _env("K8S_AUTH_PROXY")},
+    "impersonate_user": {"type": "str", "fallback": _env("K8S_AUTH_IMPERSONATE_USER")},
+    # A comma-separated K8S_AUTH_IMPERSONATE_GROUPS becomes a list through type=list.
+    "impersonate_groups": {"type": "list", "elements": "str", "fallback": _env("K8S_AUTH_IMPERSONATE_GROUPS")},
+}
+
+AUTH_OPTIONS = tuple(AUTH_ARG_SPEC)
+
+TARGET_ARG_SPEC = {
+    "kind": {"type": "str", "default": "MachineDeployment"},
+    "namespace": {"type": "str", "default": "default"},
+    "name": {"type": "str"},
+    "names": {"type": "list", "elements": "str"},
+    "cluster_name": {"type": "str"},
+    "label_selectors": {"type": "list", "elements": "str"},
+}
+
+# name / names / (cluster_name and/or label_selectors) are three ways to select; one at a time.
+TARGET_MUTUALLY_EXCLUSIVE = [
+    ["name", "names"],
+    ["name", "cluster_name"],
+    ["name", "label_selectors"],
+    ["names", "cluster_name"],
+    ["names", "label_selectors"],
+]
+# The changing modules never act on "everything in the namespace" by accident.
+TARGET_REQUIRED_ONE_OF = [["name", "names", "cluster_name", "label_selectors"]]
+
+WAIT_ARG_SPEC = {
+    "wait": {"type": "bool", "default": False},
+    "wait_timeout": {"type": "int", "default": 1200},
+    "stall_timeout": {"type": "int", "default": 600},
+}
+
+
+def argument_spec(*specs, **extra):
+    """Deep copy of the given spec dicts merged with ``extra`` options."""
+    out = {}
+    for spec in specs:
+        out.update(copy.deepcopy(spec))
+    out.update(copy.deepcopy(extra))
+    return out
+
+
+def auth_params(params):
+    """The connection options out of a module's params."""
+    return {key: params.get(key) for key in AUTH_OPTIONS}

@@ -1,0 +1,263 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One HTTP connection to a management cluster, configured by the official ``kubernetes`` client.
+
+Configuration resolution follows kubernetes.core: explicit host + credentials skip the kubeconfig;
+otherwise the kubeconfig (path, dict, or the default) or the in-cluster service account is loaded by
+``kubernetes.config``; explicit options then override what was loaded. Transport is the urllib3 pool
+the kubernetes client builds from that configuration (TLS, client certificates, proxy), used with
+``retries=False``: every retry is decided (and counted) by client/requests.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import os
+import traceback
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import TransportError, is_tls_failure
+
+KUBERNETES_IMPORT_ERROR = None
+try:
+    import urllib3
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+    from kubernetes.config.config_exception import ConfigException
+    try:
+        from urllib3 import HTTPHeaderDict
+    except ImportError:  # urllib3 < 2
+        from urllib3._collections import HTTPHeaderDict
+except ImportError:
+    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
+    ConfigException = ValueError
+
+try:
+    from urllib.parse import quote, urlencode
+except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
+    quote = urlencode = None
+
+USER_AGENT = "capi.rollout"
+
+# kubeconfig keys whose values are secrets (added to no_log_values when kubeconfig is a dict).
+_SECRET_KEYS = ("token", "password", "secret", "client-key-data", "client-certificate-data", "api_key",
+                "access-token", "refresh-token", "id-token")
+
+
+class ConnectionConfigError(Exception):
+    """The options do not describe a usable connection (bad kubeconfig, unknown context, ...)."""
+
+
+def secret_values(kubeconfig):
+    """Every secret value of a kubeconfig given as a dict (for the module's no_log_values)."""
+    found = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _SECRET_KEYS and isinstance(value, str) and value:
+                    found.add(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(kubeconfig)
+    return found
+
+
+def _new_configuration():
+    # type.__call__ avoids old kubernetes clients handing out a copy of the global default.
+    return type.__call__(k8s_client.Configuration)
+
+
+def build_configuration(params):
+    """kubernetes.client.Configuration from the connection options (see client/args.py)."""
+    config = _new_configuration()
+    kubeconfig = params.get("kubeconfig")
+    context = params.get("context")
+    host = params.get("host")
+    explicit = bool(host and (params.get("api_key") or (params.get("client_cert") and params.get("client_key"))))
+    if isinstance(kubeconfig, str) and kubeconfig:
+        missing = [path for path in kubeconfig.split(os.pathsep) if path and not os.path.exists(os.path.expanduser(path))]
+        if missing:
+            raise ConnectionConfigError(f"kubeconfig file {', '.join(missing)} does not exist")
+        kubeconfig = os.pathsep.join(os.path.expanduser(path) for path in kubeconfig.split(os.pathsep) if path)
+    elif kubeconfig is not None and not isinstance(kubeconfig, dict):
+        raise ConnectionConfigError("kubeconfig must be a file path or a dictionary (the kubeconfig content)")
+    try:
+        if explicit and not kubeconfig and not context:
+            pass
+        elif isinstance(kubeconfig, dict):
+            k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=config,
+                                                  persist_config=False)
+        elif kubeconfig or context:
+            k8s_config.load_kube_config(config_file=kubeconfig or None, context=context, client_configuration=config,
+                                        persist_config=False)
+        else:
+            try:
+                k8s_config.load_incluster_config(client_configuration=config)
+            except ConfigException:
+                k8s_config.load_kube_config(client_configuration=config, persist_config=False)
+    except (ConfigException, IOError, OSError, ValueError, KeyError, TypeError) as err:
+        where = "the kubeconfig given" if kubeconfig else "the default kubeconfig (~/.kube/config or $KUBECONFIG)"
+        raise ConnectionConfigError(
+            f"cannot load connection settings from {where}{' with context ' + context if context else ''}: {err}; "
+            "give kubeconfig/context, or host with api_key (or client_cert and client_key)")
+    if params.get("api_key"):
+        config.api_key = {"authorization": "Bearer " + params["api_key"]}
+        config.api_key_prefix = {}
+        config.refresh_api_key_hook = None
+    overrides = {}
+    if host:
+        overrides["host"] = host
+    if params.get("validate_certs") is not None:
+        # validate_certs defaults to true and wins over a kubeconfig's insecure-skip-tls-verify.
+        overrides["verify_ssl"] = bool(params["validate_certs"])
+    for option, attr in (("ca_cert", "ssl_ca_cert"), ("client_cert", "cert_file"), ("client_key", "key_file"),
+                         ("proxy", "proxy")):
+        if params.get(option):
+            overrides[attr] = params[option]
+    _apply(config, overrides)
+    if config.refresh_api_key_hook is not None:
+        _keep_overrides(config, overrides)
+    if not config.host or config.host == "http://localhost":
+        raise ConnectionConfigError("no API server address: give host, or a kubeconfig whose context names a cluster")
+    # Our own retries, never urllib3's (they would hide requests from the audit log and our budget).
+    config.retries = False
+    return config
+
+
+def _apply(config, overrides):
+    for attr, value in overrides.items():
+        setattr(config, attr, value)
+    if config.host:
+        config.host = config.host.rstrip("/")
+
+
+def _keep_overrides(config, overrides):
+    """The kubeconfig loader's token refresh hook copies host/TLS settings from the kubeconfig into
+    the configuration again at every token read; re-apply the explicit options after it."""
+    original = config.refresh_api_key_hook
+
+    def hook(cfg):
+        original(cfg)
+        _apply(cfg, overrides)
+        cfg.refresh_api_key_hook = hook
+
+    config.refresh_api_key_hook = hook
+
+
+def _auth_header(config):
+    settings = config.auth_settings() or {}
+    bearer = settings.get("BearerToken")
+    if bearer and bearer.get("value"):
+        return bearer["value"]
+    basic = settings.get("BasicAuth")
+    if basic and basic.get("value") and (config.username or config.password):
+        return basic["value"]
+    return None
+
+
+class Response(object):
+    """Status, headers and either the parsed JSON body (``data``) or the open stream (``raw``)."""
+
+    def __init__(self, status, headers, data=None, raw=None):
+        self.status = status
+        self.headers = headers
+        self.data = data
+        self.raw = raw
+
+
+def _decode(payload):
+    if not payload:
+        return {}
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+
+
+class Connection(object):
+    """Sends single HTTP requests (no retries) to one API server."""
+
+    def __init__(self, params, module_name="capi.rollout"):
+        if KUBERNETES_IMPORT_ERROR:
+            raise ImportError(KUBERNETES_IMPORT_ERROR)
+        self.configuration = build_configuration(params)
+        self.host = self.configuration.host
+        api_client = k8s_client.ApiClient(self.configuration)
+        self.pool = api_client.rest_client.pool_manager
+        self.user = params.get("impersonate_user")
+        self._base_headers = [("Accept", "application/json"), ("User-Agent", f"{USER_AGENT} ({module_name})")]
+        if params.get("impersonate_user"):
+            self._base_headers.append(("Impersonate-User", params["impersonate_user"]))
+        for group in params.get("impersonate_groups") or []:
+            # One header per group: the API server reads repeated Impersonate-Group headers.
+            self._base_headers.append(("Impersonate-Group", group))
+
+    def _headers(self, content_type=None):
+        headers = HTTPHeaderDict()
+        for key, value in self._base_headers:
+            headers.add(key, value)
+        auth = _auth_header(self.configuration)
+        if auth:
+            headers["Authorization"] = auth
+        if content_type:
+            headers["Content-Type"] = content_type
+        return headers
+
+    def url(self, path, query=None):
+        pairs = [(key, value) for key, value in (query or {}).items() if value is not None]
+        return self.host + path + (("?" + urlencode(pairs)) if pairs else "")
+
+    def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None):
+        """One request. ``stream=True`` returns the open response in ``raw`` (for watches).
+
+        ``timeout`` is (connect, read) seconds. Raises TransportError when no answer arrives.
+        """
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode("utf-8")
+            content_type = content_type or "application/json"
+        connect, read = timeout or (10.0, 60.0)
+        try:
+            resp = self.pool.request(
+                method, self.url(path, query), body=payload, headers=self._headers(content_type if payload else None),
+                retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read))
+        except urllib3.exceptions.HTTPError as err:
+            raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
+        except (OSError, ValueError) as err:
+            raise TransportError(self.host, str(err), tls=is_tls_failure(err))
+        if stream and resp.status < 300:
+            return Response(resp.status, resp.headers, raw=resp)
+        try:
+            data = resp.read()
+        except urllib3.exceptions.HTTPError as err:
+            raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
+        finally:
+            resp.release_conn()
+        return Response(resp.status, resp.headers, data=_decode(data))
+
+
+def _cause_text(err):
+    """The innermost useful message of a urllib3 error (drops the pool/URL boilerplate)."""
+    inner = getattr(err, "reason", None)
+    if inner is None and err.args and isinstance(err.args[0], BaseException):
+        inner = err.args[0]
+    if isinstance(inner, OSError) and getattr(inner, "strerror", None) and not isinstance(inner, type(err)):
+        if not inner.errno or "SSL" in type(inner).__name__:
+            return inner.strerror
+        return f"[Errno {inner.errno}] {inner.strerror}"
+    text = str(inner if inner is not None else err)
+    if isinstance(inner, BaseException) and len(getattr(inner, "args", ())) == 2 and isinstance(inner.args[1], str):
+        text = inner.args[1]  # ssl errors: (code, message)
+    marker = "Failed to establish a new connection: "
+    if marker in text:
+        text = text.split(marker, 1)[-1]
+    return text or type(err).__name__
+
+
+def path_quote(value):
+    return quote(str(value), safe="")

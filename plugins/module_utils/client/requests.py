@@ -1,0 +1,177 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""REST calls with the collection's retry rules, request counting, and watch streams.
+
+- Safe requests (GET, LIST, WATCH) are retried with exponential backoff on 429, 5xx and connection
+  errors (Retry-After is honoured); writes are sent exactly once (no blind re-sends).
+- Writes carry ``metadata.resourceVersion`` (see ``patch_merge``), so a concurrent change answers 409;
+  ``with_conflict_retry`` re-reads, re-plans and retries a bounded number of times.
+- Every request sent is counted (``Api.count``) so a module can report what it cost.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import random
+import time
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+
+try:
+    from urllib3.exceptions import HTTPError as StreamError
+except ImportError:  # the module reports the missing kubernetes/urllib3 before any request
+    StreamError = OSError
+
+RETRYABLE_STATUS = (429, 500, 502, 503, 504)
+SAFE_METHODS = ("GET", "HEAD")
+MERGE_PATCH = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+
+
+def resource_path(group, version, plural, namespace=None, name=None):
+    """REST path of a collection or object; group "" is the core API under /api."""
+    path = f"/api/{version}" if not group else f"/apis/{group}/{version}"
+    if namespace:
+        path += "/namespaces/" + path_quote(namespace)
+    path += "/" + plural
+    if name:
+        path += "/" + path_quote(name)
+    return path
+
+
+class Api(object):
+    """Requests against one API server through a client/connection.Connection."""
+
+    def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep):
+        self.connection = connection
+        self.attempts = attempts
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.sleep = sleep
+        self.count = 0
+        self.log = []  # (verb, path, status) per request sent, for tests and debugging
+
+    @property
+    def host(self):
+        return self.connection.host
+
+    def _delay(self, attempt, headers=None):
+        retry_after = None
+        if headers is not None:
+            try:
+                retry_after = float(headers.get("Retry-After"))
+            except (TypeError, ValueError):
+                retry_after = None
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_backoff)
+        base = min(self.backoff * (2 ** attempt), self.max_backoff)
+        return base * (0.5 + random.random() / 2)
+
+    def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None):
+        """Send one logical request; returns the parsed body (or the Response for ``stream``)."""
+        safe = method in SAFE_METHODS
+        verb = verb or method.lower()
+        attempt = 0
+        while True:
+            self.count += 1
+            try:
+                resp = self.connection.send(method, path, query=query, body=body, content_type=content_type,
+                                            stream=stream, timeout=timeout)
+            except TransportError:
+                self.log.append((verb, path, None))
+                if safe and attempt + 1 < self.attempts:
+                    self.sleep(self._delay(attempt))
+                    attempt += 1
+                    continue
+                raise
+            self.log.append((verb, path, resp.status))
+            if resp.status in RETRYABLE_STATUS and safe and attempt + 1 < self.attempts:
+                if resp.raw is not None:
+                    resp.raw.release_conn()
+                self.sleep(self._delay(attempt, resp.headers))
+                attempt += 1
+                continue
+            if resp.status >= 400:
+                raise ApiError(resp.status, resp.data, method=method, path=path, headers=resp.headers)
+            return resp if stream else resp.data
+
+    # ----- verbs -----
+    def get(self, path):
+        return self.request("GET", path, verb="get")
+
+    def list(self, path, label_selector=None, field_selector=None):
+        return self.request("GET", path, query={"labelSelector": label_selector, "fieldSelector": field_selector},
+                            verb="list")
+
+    def patch_merge(self, path, patch):
+        return self.request("PATCH", path, body=patch, content_type=MERGE_PATCH, verb="patch")
+
+    def patch_json(self, path, operations):
+        return self.request("PATCH", path, body=operations, content_type=JSON_PATCH, verb="patch")
+
+    def watch(self, path, resource_version, timeout_seconds, label_selector=None, field_selector=None):
+        """Iterator of (event_type, object) from one watch stream.
+
+        Ends when the server closes the stream (after ``timeout_seconds``). Raises ApiError(410) when
+        ``resource_version`` is too old (at open, or as an ERROR event), ApiError for other ERROR
+        events, TransportError when the connection breaks.
+        """
+        query = {"watch": "true", "resourceVersion": resource_version, "allowWatchBookmarks": "true",
+                 "timeoutSeconds": str(int(max(timeout_seconds, 1))), "labelSelector": label_selector,
+                 "fieldSelector": field_selector}
+        # The read timeout only guards against a dead connection: the server ends the stream itself.
+        resp = self.request("GET", path, query=query, verb="watch", stream=True,
+                            timeout=(10.0, max(timeout_seconds, 1) + 30.0))
+        return _events(resp.raw, self.connection.host, path)
+
+
+def _events(raw, host, path):
+    buffer = b""
+    finished = False
+    try:
+        for chunk in raw.stream(16 * 1024, decode_content=True):
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                event = _parse(line, path)
+                if event is not None:
+                    yield event
+        event = _parse(buffer, path)
+        if event is not None:
+            yield event
+        finished = True
+    except (StreamError, OSError, ValueError) as err:
+        raise TransportError(host, f"watch stream broke: {err}")
+    finally:
+        if not finished:
+            # Stopped early (or broken): the connection still carries the rest of the stream.
+            raw.close()
+        raw.release_conn()
+
+
+def _parse(line, path):
+    line = line.strip()
+    if not line:
+        return None
+    event = json.loads(line)
+    event_type = event.get("type")
+    obj = event.get("object") or {}
+    if event_type == "ERROR":
+        raise ApiError(obj.get("code") or 500, obj, method="WATCH", path=path)
+    return event_type, obj
+
+
+def with_conflict_retry(attempt_fn, attempts=3):
+    """Run ``attempt_fn(fresh)`` until it does not raise a 409; ``fresh`` is False on the first try
+    and True after a conflict (the caller re-reads the object and re-plans). Bounded by ``attempts``."""
+    fresh = False
+    for index in range(attempts):
+        try:
+            return attempt_fn(fresh)
+        except ApiError as err:
+            if err.status != 409 or index + 1 >= attempts:
+                raise
+            fresh = True
+    return None  # pragma: no cover - the loop always returns or raises

@@ -1,0 +1,297 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The flow every module shares: connect, discover, select (constant number of LISTs), plan with
+the core for every object first (any refusal fails the task with nothing written), then - unless in
+check mode - write each change with its resourceVersion (409: re-read, re-plan, retry), and wait.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+import datetime
+
+from ansible.module_utils.basic import missing_required_lib
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client.args import auth_params
+from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
+    KUBERNETES_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
+    ApiError, TransportError, api_error, transport_error,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api, with_conflict_retry
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Waiter, WaitFailed
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import pause as pauses
+from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
+from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+
+CONFLICT_ATTEMPTS = 3
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class Run(object):
+    """State of one module run: the API, discovery, and what goes into the result."""
+
+    def __init__(self, module):
+        self.module = module
+        self.api = None
+        self.discovery = None
+        self.progress = []
+
+    def connect(self):
+        module = self.module
+        if KUBERNETES_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+        kubeconfig = module.params.get("kubeconfig")
+        if isinstance(kubeconfig, dict):
+            module.no_log_values.update(secret_values(kubeconfig))
+        try:
+            self.api = Api(Connection(auth_params(module.params), module_name=module._name))
+        except ConnectionConfigError as err:
+            module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
+        self.discovery = Discovery(self.api)
+
+    def result(self, **extra):
+        out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0}
+        out.update(extra)
+        return out
+
+    def fail(self, err, **extra):
+        """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
+        if isinstance(err, TransportError):
+            err = transport_error(err)
+        elif isinstance(err, ApiError):
+            err = api_error(err, host=self.api.host if self.api else None)
+        fields = err.to_dict() if isinstance(err, RolloutError) else {"msg": str(err)}
+        fields.update(extra)
+        self.module.fail_json(**self.result(**fields))
+
+    # ----- reads -----
+    def select(self, require_match):
+        return targets.select(self.api, self.discovery, self.module.params, require_match=require_match)
+
+    def clusters(self, selected):
+        return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
+
+    def machines_lister(self, selected):
+        def lister(obj):
+            name = (obj.get("metadata") or {}).get("name")
+            label = keys.DEPLOYMENT_NAME_LABEL if selected.kind == apiversion.MACHINE_DEPLOYMENT \
+                else keys.CONTROL_PLANE_NAME_LABEL
+            items, version = targets.list_kind(self.api, self.discovery, apiversion.MACHINE, selected.namespace,
+                                               label_selector=f"{label}={name}")
+            return [views.machine_view(item, api_version=version) for item in items]
+        return lister
+
+    def wait(self, selected, objects, resource_version):
+        params = self.module.params
+        waiter = Waiter(self.api, selected.kind, selected.version, selected.namespace, selected.path,
+                        wait_timeout=params["wait_timeout"], stall_timeout=params["stall_timeout"],
+                        label_selector=selected.sel["label_selector"], machines_lister=self.machines_lister(selected))
+        try:
+            return waiter.wait(objects, resource_version)
+        finally:
+            self.progress.extend(waiter.progress)
+
+
+def _start_rv(selected, objects):
+    if selected.list_resource_version:
+        return selected.list_resource_version
+    versions = [(obj.get("metadata") or {}).get("resourceVersion") for obj in objects]
+    numeric = sorted(int(v) for v in versions if v and str(v).isdigit())
+    return str(numeric[0]) if numeric else None
+
+
+def _entries(objects, clusters, version, now, machine_sets=None, machines=None):
+    out = []
+    for obj in objects:
+        cluster = clusters.get(views.cluster_name_of(obj))
+        out.append(resource_info.resource_entry(obj, now=now, cluster=cluster, api_version=version,
+                                                machine_sets=machine_sets, machines=machines))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# capi_rollout_info
+
+
+def run_info(module):
+    params = module.params
+    if _selects_nothing(params):
+        module.exit_json(changed=False, resources=[], progress=[], api_requests=0)
+    run = Run(module)
+    run.connect()
+    resources = []
+    selected = None
+    try:
+        selected = run.select(require_match=False)
+        clusters = run.clusters(selected)
+        objects = selected.objects
+        if params.get("wait") and objects:
+            objects = run.wait(selected, objects, _start_rv(selected, objects))
+        machine_sets = machines = None
+        if params.get("machine_sets") and selected.kind == apiversion.MACHINE_DEPLOYMENT:
+            machine_sets, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
+        elif params.get("machine_sets"):
+            machine_sets = []
+        if params.get("machines"):
+            machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+        resources = _entries(objects, clusters, selected.version, utcnow(), machine_sets, machines)
+    except WaitFailed as err:
+        run.fail(err, resources=_entries(err.objects, {}, selected.version, utcnow()))
+    except (RolloutError, ApiError, TransportError) as err:
+        run.fail(err)
+    module.exit_json(**run.result(changed=False, resources=resources))
+
+
+# ---------------------------------------------------------------------------------------------
+# capi_rollout_restart / capi_rollout_pause
+
+
+def _restart_planner(params):
+    def plan(obj, cluster, version, now):
+        return restarts.plan_restart(obj, now, api_version=version, cluster=cluster, after=params.get("after"),
+                                     infrastructure_ref=params.get("infrastructure_ref"), force=params.get("force"),
+                                     rollout_id=params.get("rollout_id"), reason=params.get("reason"))
+    return plan
+
+
+def _pause_planner(params):
+    def plan(obj, cluster, version, now):
+        return pauses.plan_pause(obj, paused=params["paused"], api_version=version, cluster=cluster, now=now,
+                                 rollout_id=params.get("rollout_id"), reason=params.get("reason"),
+                                 record=params.get("rollout_id") is not None or params.get("reason") is not None)
+    return plan
+
+
+PLANNERS = {"restart": _restart_planner, "pause": _pause_planner}
+
+
+def _check_templates(run, planned):
+    """Every template a planned switch points at must exist (one GET per distinct template)."""
+    seen = set()
+    for _obj, plan in planned:
+        if not plan["changed"]:
+            continue
+        for item in plan.get("required_templates") or []:
+            key = (item["api_group"], item["kind"], item["name"], item.get("namespace") or plan["namespace"])
+            if key in seen:
+                continue
+            seen.add(key)
+            targets.template_exists(run.api, run.discovery, key[3],
+                                    {"api_group": key[0], "kind": key[1], "name": key[2]}, ref=plan["ref"])
+
+
+def _sendable(plan):
+    """The patch exactly as sent: with metadata.resourceVersion, so a concurrent change answers 409."""
+    rv = plan.get("resource_version")
+    if plan["patch_type"] == plans.PATCH_JSON:
+        ops = copy.deepcopy(plan["patch"])
+        if rv:
+            ops.append({"op": "replace", "path": "/metadata/resourceVersion", "value": rv})
+        return ops
+    patch = copy.deepcopy(plan["patch"])
+    if rv:
+        patch.setdefault("metadata", {})["resourceVersion"] = rv
+    return patch
+
+
+def _result_entry(plan):
+    keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
+            "revision_before", "rollout_after")
+    entry = {key: plan.get(key) for key in keep if key in plan}
+    entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
+    entry["patch"] = _sendable(plan) if plan["changed"] else None
+    return entry
+
+
+def _selects_nothing(params):
+    """names: [] given explicitly (and nothing else) selects no object."""
+    return params.get("names") == [] and not params.get("cluster_name") and not params.get("label_selectors")
+
+
+def run_change(module, verb):
+    """Shared flow of capi_rollout_restart (verb "restart") and capi_rollout_pause ("pause")."""
+    params = module.params
+    if _selects_nothing(params):
+        module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
+                         reason="invalid_selection", changed=False, results=[], progress=[], api_requests=0)
+    run = Run(module)
+    run.connect()
+    planner = PLANNERS[verb](params)
+    results = []
+    diffs = []
+    selected = None
+    try:
+        selected = run.select(require_match=True)
+        clusters = run.clusters(selected)
+        now = utcnow()
+
+        def plan_for(obj):
+            return planner(obj, clusters.get(views.cluster_name_of(obj)), selected.version, now)
+
+        # Every object is planned before anything is written: one refusal fails the task untouched.
+        planned = [(obj, plan_for(obj)) for obj in selected.objects]
+        _check_templates(run, planned)
+        final = {}
+        for obj, plan in planned:
+            if plan["changed"] and not module.check_mode:
+                plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
+            results.append(_result_entry(plan))
+            if plan["changed"]:
+                diffs.append(plan["diff"])
+            for warning in plan.get("warnings") or []:
+                module.warn(f"{plan['ref']}: {warning}")
+        if params.get("wait") and not module.check_mode:
+            objects = [final.get(obj["metadata"]["name"], obj) for obj in selected.objects]
+            objects = run.wait(selected, objects, _start_rv(selected, objects))
+            for entry, status in zip(results, _entries(objects, clusters, selected.version, utcnow())):
+                entry["status"] = status
+    except WaitFailed as err:
+        statuses = {e["name"]: e for e in _entries(err.objects, {}, selected.version, utcnow())}
+        for entry in results:
+            entry["status"] = statuses.get(entry["name"])
+        run.fail(err, changed=any(entry["changed"] for entry in results), results=results)
+    except (RolloutError, ApiError, TransportError) as err:
+        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, results=results)
+    out = run.result(changed=any(entry["changed"] for entry in results), results=results)
+    if module._diff:
+        out["diff"] = diffs
+    module.exit_json(**out)
+
+
+def _write(run, selected, obj, plan, plan_for):
+    """PATCH one object; on 409 re-read it, re-plan and retry. Returns (plan, object after)."""
+    res = apiversion.resource(selected.kind, selected.version)
+    state = {"plan": plan}
+
+    def attempt(fresh):
+        if fresh:
+            current = targets.refetch(run.api, selected, plan["name"])
+            state["plan"] = plan_for(current)
+            if not state["plan"]["changed"]:
+                return current
+        path = selected.object_path(state["plan"]["name"])
+        body = _sendable(state["plan"])
+        if state["plan"]["patch_type"] == plans.PATCH_JSON:
+            return run.api.patch_json(path, body)
+        return run.api.patch_merge(path, body)
+
+    try:
+        after = with_conflict_retry(attempt, attempts=CONFLICT_ATTEMPTS)
+    except ApiError as err:
+        raise api_error(err, ref=plan["ref"], verb="patch", resource=res, namespace=selected.namespace,
+                        host=run.api.host)
+    after.setdefault("kind", selected.kind)
+    return state["plan"], after

@@ -1,0 +1,142 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read the objects a task acts on with a constant number of requests, whatever their number:
+
+- the MDs/KCPs: one LIST (``fieldSelector=metadata.name=...`` for a single name, else the
+  namespace with the user's label selectors), filtered by core.selection;
+- their Clusters (pause state): one GET for one Cluster, else one LIST of the namespace;
+- MachineSets / Machines (info only, on request): one LIST each.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import selection as selections
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
+
+
+class Selected(object):
+    """What ``select`` read: the objects, their API version and where to watch them."""
+
+    def __init__(self, sel, version, path, objects, list_resource_version):
+        self.sel = sel
+        self.kind = sel["kind"]
+        self.namespace = sel["namespace"]
+        self.version = version
+        self.path = path
+        self.objects = objects
+        self.list_resource_version = list_resource_version
+
+    def object_path(self, name):
+        res = apiversion.resource(self.kind, self.version)
+        return resource_path(res["group"], self.version, res["plural"], self.namespace, name)
+
+
+def _items(body, kind, version):
+    """List items with kind/apiVersion filled in (lists leave them out)."""
+    items = body.get("items") or []
+    api_version = apiversion.api_version_string(kind, version)
+    for item in items:
+        item.setdefault("kind", kind)
+        item.setdefault("apiVersion", api_version)
+    return items
+
+
+def _list(api, kind, version, namespace, label_selector=None, field_selector=None, ref=None):
+    res = apiversion.resource(kind, version)
+    path = resource_path(res["group"], version, res["plural"], namespace)
+    try:
+        body = api.list(path, label_selector=label_selector, field_selector=field_selector)
+    except ApiError as err:
+        raise api_error(err, ref=ref, verb="list", resource=res, namespace=namespace, host=api.host)
+    return _items(body, kind, version), (body.get("metadata") or {}).get("resourceVersion")
+
+
+def selection_from_params(params):
+    return selections.selection(kind=params.get("kind"), namespace=params.get("namespace"), name=params.get("name"),
+                                names=params.get("names"), cluster_name=params.get("cluster_name"),
+                                label_selectors=params.get("label_selectors"))
+
+
+def select(api, discovery, params, require_match=False):
+    """Read the selected MDs/KCPs; RolloutError (nothing written) when a named one is missing."""
+    sel = selection_from_params(params)
+    kind = sel["kind"]
+    single = sel["names"][0] if len(sel["names"]) == 1 else None
+    ref = make_ref(kind, sel["namespace"], single) if single else None
+    version = discovery.capi_version(kind, ref=ref)
+    res = apiversion.resource(kind, version)
+    path = resource_path(res["group"], version, res["plural"], sel["namespace"])
+    field_selector = f"metadata.name={single}" if single else None
+    items, list_rv = _list(api, kind, version, sel["namespace"], sel["label_selector"], field_selector, ref=ref)
+    try:
+        objects = selections.select(items, sel, require_match=require_match)
+    except RolloutError as err:
+        if err.reason != "not_found" or not single:
+            raise
+        # Error path only: list the namespace so the message can name what does exist.
+        everything, _rv = _list(api, kind, version, sel["namespace"], sel["label_selector"], ref=ref)
+        selections.select(everything, sel, require_match=require_match)
+        raise
+    return Selected(sel, version, path, objects, list_rv)
+
+
+def refetch(api, selected, name):
+    """GET one selected object again (after a 409 conflict)."""
+    res = apiversion.resource(selected.kind, selected.version)
+    ref = make_ref(selected.kind, selected.namespace, name)
+    try:
+        obj = api.get(selected.object_path(name))
+    except ApiError as err:
+        raise api_error(err, ref=ref, verb="get", resource=res, namespace=selected.namespace, host=api.host)
+    obj.setdefault("kind", selected.kind)
+    return obj
+
+
+def clusters_for(api, discovery, objects, namespace):
+    """{cluster name: Cluster object} for the clusters ``objects`` belong to (1 request at most)."""
+    names = sorted({views.cluster_name_of(obj) for obj in objects} - {None})
+    if not names:
+        return {}
+    version = discovery.capi_version(apiversion.CLUSTER)
+    res = apiversion.resource(apiversion.CLUSTER, version)
+    if len(names) == 1:
+        ref = make_ref(apiversion.CLUSTER, namespace, names[0])
+        try:
+            cluster = api.get(resource_path(res["group"], version, res["plural"], namespace, names[0]))
+        except ApiError as err:
+            if err.status == 404:
+                return {}
+            raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+        return {names[0]: cluster}
+    items, _rv = _list(api, apiversion.CLUSTER, version, namespace)
+    return {(item.get("metadata") or {}).get("name"): item for item in items}
+
+
+def list_kind(api, discovery, kind, namespace, label_selector=None):
+    """All objects of ``kind`` in ``namespace`` (MachineSets, Machines) with one LIST."""
+    version = discovery.capi_version(kind)
+    items, _rv = _list(api, kind, version, namespace, label_selector)
+    return items, version
+
+
+def template_exists(api, discovery, namespace, target, ref=None):
+    """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
+    group, kind, name = target["api_group"], target["kind"], target["name"]
+    version = discovery.version_for_group(group, ref=ref)
+    plural = discovery.plural(group, version, kind, ref=ref)
+    res = {"group": group, "plural": plural}
+    try:
+        api.get(resource_path(group, version, plural, namespace, name))
+    except ApiError as err:
+        if err.status == 404:
+            raise RolloutError(
+                f"infrastructure template {kind} {namespace}/{name} ({group}) does not exist; nothing was changed",
+                ref=ref, reason="template_not_found",
+                hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
+        raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+    return True

@@ -1,0 +1,326 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: capi_rollout_info
+short_description: Show the rollout state of Cluster API MachineDeployments and KubeadmControlPlanes
+version_added: 0.1.0
+description:
+  - Reads MachineDeployments or KubeadmControlPlanes of a Cluster API management cluster and returns, for each,
+    its replicas, whether its rollout is complete (and if not, what it waits for), a scheduled rollout trigger,
+    its machine template, revision and conditions.
+  - Optionally returns the MachineSets (revisions) and Machines each object owns.
+  - Works with Cluster API v1beta1 (CAPI up to v1.10) and v1beta2 (CAPI v1.11 and later) objects; the served
+    version is found with one discovery request, v1beta2 is used when served.
+  - Without O(name), O(names), O(cluster_name) and O(label_selectors) every object of O(kind) in O(namespace)
+    is returned. However many objects are selected, the module makes a constant number of API requests (one
+    discovery request, one list per kind read, one for the Clusters).
+  - Never changes anything (always C(changed=false)).
+author:
+  - capi.rollout contributors (@capi-rollout)
+options:
+  machine_sets:
+    description:
+      - Also return the MachineSets each MachineDeployment owns (RV(resources[].machine_sets)), newest revision first.
+      - Ignored for KubeadmControlPlanes, which own Machines directly.
+    type: bool
+    default: false
+  machines:
+    description:
+      - Also return the Machines each object owns (RV(resources[].machines)).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - capi.rollout.connection
+  - capi.rollout.targets
+  - capi.rollout.targets.wait
+  - capi.rollout.targets.attributes
+attributes:
+  check_mode:
+    description: Read-only; runs normally in check mode.
+    support: full
+  diff_mode:
+    description: Read-only; nothing to show.
+    support: N/A
+seealso:
+  - module: capi.rollout.capi_rollout_restart
+  - module: capi.rollout.capi_rollout_pause
+  - name: Cluster API book, MachineDeployment rollouts
+    description: How rollouts, rolloutAfter and paused work.
+    link: https://cluster-api.sigs.k8s.io/tasks/upgrading-clusters
+'''
+
+EXAMPLES = r'''
+- name: Rollout state of every MachineDeployment in a namespace
+  capi.rollout.capi_rollout_info:
+    kubeconfig: ~/.kube/mgmt.yaml
+    namespace: fleet-a
+  register: mds
+
+- name: Names of MachineDeployments whose rollout is not complete
+  ansible.builtin.debug:
+    msg: "{{ mds.resources | rejectattr('rollout.complete') | map(attribute='name') | list }}"
+
+- name: One control plane with its Machines
+  capi.rollout.capi_rollout_info:
+    kind: KubeadmControlPlane
+    namespace: fleet-a
+    name: prod-eu-1-control-plane
+    machines: true
+
+- name: Everything of one workload cluster, with MachineSets and Machines
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+    cluster_name: prod-eu-1
+    machine_sets: true
+    machines: true
+
+- name: Wait until the rollouts of all GPU pools have finished
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+    label_selectors:
+      - pool=gpu
+    wait: true
+    wait_timeout: 3600
+    stall_timeout: 900
+
+- name: Connection from K8S_AUTH_* environment variables (as AWX/AAP Kubernetes credentials set them)
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+  environment:
+    K8S_AUTH_HOST: https://mgmt.example.com:6443
+    K8S_AUTH_API_KEY: "{{ mgmt_token }}"
+    K8S_AUTH_SSL_CA_CERT: /etc/ssl/mgmt-ca.crt
+
+- name: Read as another user (impersonation), from a kubeconfig context
+  capi.rollout.capi_rollout_info:
+    kubeconfig: ~/.kube/config
+    context: mgmt-admin
+    impersonate_user: rollout-operator
+    namespace: fleet-a
+
+- name: Connection settings once for every capi.rollout module
+  module_defaults:
+    group/capi.rollout.rollout:
+      host: https://mgmt.example.com:6443
+      api_key: "{{ mgmt_token }}"
+      ca_cert: /etc/ssl/mgmt-ca.crt
+  block:
+    - name: Read through the defaults
+      capi.rollout.capi_rollout_info:
+        namespace: fleet-a
+'''
+
+RETURN = r'''
+resources:
+  description: One entry per selected object, sorted by name. After O(wait), the final state.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: V(MachineDeployment) or V(KubeadmControlPlane).
+      type: str
+      sample: MachineDeployment
+    name:
+      description: Object name.
+      type: str
+      sample: prod-eu-1-md-0
+    namespace:
+      description: Object namespace.
+      type: str
+      sample: fleet-a
+    ref:
+      description: The reference used in messages, C(kind/namespace/name) with a lower-case kind.
+      type: str
+      sample: machinedeployment/fleet-a/prod-eu-1-md-0
+    api_version:
+      description: API version the object was read with.
+      type: str
+      sample: cluster.x-k8s.io/v1beta2
+    cluster:
+      description: Name of the CAPI Cluster the object belongs to.
+      type: str
+      sample: prod-eu-1
+    paused:
+      description:
+        - Whether rollouts are paused, by C(spec.paused) (MachineDeployment), the C(cluster.x-k8s.io/paused)
+          annotation or the Cluster's C(spec.paused).
+      type: bool
+      sample: false
+    paused_reasons:
+      description: Why the object is paused, one line per reason.
+      type: list
+      elements: str
+      sample: ["spec.paused is true"]
+    topology_owned:
+      description: Whether the object is managed by a Cluster topology (ClusterClass).
+      type: bool
+      sample: false
+    replicas:
+      description: Replica counters.
+      type: dict
+      contains:
+        desired:
+          description: C(spec.replicas).
+          type: int
+        current:
+          description: Machines that exist.
+          type: int
+        ready:
+          description: Machines that are ready.
+          type: int
+        available:
+          description: Machines that are available.
+          type: int
+        up_to_date:
+          description: Machines that match the current template (v1beta1 objects of CAPI before v1.9 report updated replicas).
+          type: int
+      sample: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}
+    rollout:
+      description: Rollout state.
+      type: dict
+      contains:
+        complete:
+          description: Whether the rollout is complete (observed, all replicas up to date and available, no old replicas).
+          type: bool
+        message:
+          description: What the rollout waits for, or that it finished (the wording of C(kubectl rollout status)).
+          type: str
+        waiting_for:
+          description: Machine-readable form of C(message), for example V(updated_replicas), V(old_replicas); null when complete.
+          type: str
+        after:
+          description: The scheduled rollout trigger (C(spec.rolloutAfter) / C(spec.rollout.after)) in UTC, if any.
+          type: str
+        pending:
+          description: Whether C(after) is in the future, that is a scheduled rollout that has not fired yet.
+          type: bool
+        strategy:
+          description: Rollout strategy (C(type), C(max_surge), C(max_unavailable)).
+          type: dict
+      sample:
+        complete: false
+        message: "Waiting for machinedeployment/fleet-a/prod-eu-1-md-0 rollout to finish: 1 out of 3 new replicas have been updated..."
+        waiting_for: updated_replicas
+        after: "2026-03-01T12:00:00Z"
+        pending: false
+        strategy: {type: RollingUpdate, max_surge: 1, max_unavailable: 0}
+    template:
+      description: The machine template identity (the fields whose change rolls Machines).
+      type: dict
+      contains:
+        version:
+          description: Kubernetes version.
+          type: str
+        infrastructure_ref:
+          description: Infrastructure machine template (C(api_group), C(kind), C(name)).
+          type: dict
+        bootstrap_ref:
+          description: Bootstrap config template (C(api_group), C(kind), C(name)); null for control planes.
+          type: dict
+        failure_domain:
+          description: Failure domain of the template, if any.
+          type: str
+      sample:
+        version: v1.31.2
+        infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: md-0-v2}
+        bootstrap_ref: {api_group: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: md-0}
+        failure_domain: null
+    revision:
+      description: The MachineDeployment's revision annotation (null for control planes).
+      type: int
+      sample: 4
+    generation:
+      description: C(metadata.generation).
+      type: int
+      sample: 7
+    observed_generation:
+      description: C(status.observedGeneration).
+      type: int
+      sample: 7
+    phase:
+      description: C(status.phase), if the controller sets one.
+      type: str
+      sample: Running
+    conditions:
+      description: Conditions (the v1beta2 kind when the controller reports them, else the v1beta1 kind).
+      type: list
+      elements: dict
+      sample: [{type: RollingOut, status: "False", reason: NotRollingOut, message: ""}]
+    last_rollout:
+      description: The last action of this collection recorded on the object (C(id), C(at), C(action), C(reason)).
+      type: dict
+      sample: {id: "change-4711", at: "2026-03-01T12:00:00Z", action: restarted, reason: "CVE-2026-0001"}
+    machine_sets:
+      description: MachineSets owned by the MachineDeployment, newest revision first.
+      returned: when O(machine_sets=true)
+      type: list
+      elements: dict
+      sample:
+        - name: prod-eu-1-md-0-x7k2p
+          revision: 4
+          revision_history: []
+          created: "2026-03-01T12:00:03Z"
+          replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}
+          template: {version: v1.31.2, infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io,
+                     kind: DockerMachineTemplate, name: md-0-v2}, bootstrap_ref: null, data_secret_name: null,
+                     failure_domain: null}
+    machines:
+      description: Machines owned by the object.
+      returned: when O(machines=true)
+      type: list
+      elements: dict
+      sample:
+        - name: prod-eu-1-md-0-x7k2p-abcde
+          phase: Running
+          node: prod-eu-1-md-0-x7k2p-abcde
+          version: v1.31.2
+          machine_set: prod-eu-1-md-0-x7k2p
+          up_to_date: true
+          ready: true
+          available: true
+          deleting: false
+          infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: md-0-v2}
+progress:
+  description: Timestamped lines, one per change of an object's rollout state seen while waiting.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "2026-03-01T12:00:05Z Waiting for machinedeployment/fleet-a/md-0 rollout to finish: 1 out of 3 new replicas
+      have been updated... [desired 3, current 4, up-to-date 1, ready 3, available 3]"
+    - "2026-03-01T12:04:41Z machinedeployment/fleet-a/md-0 successfully rolled out [desired 3, current 3,
+      up-to-date 3, ready 3, available 3]"
+api_requests:
+  description: Number of HTTP requests this task sent to the API server (watches count once per stream).
+  returned: always
+  type: int
+  sample: 3
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_info
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=args.argument_spec(
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            machine_sets={"type": "bool", "default": False},
+            machines={"type": "bool", "default": False},
+        ),
+        mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
+        supports_check_mode=True,
+    )
+    run_info(module)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: capi_rollout_restart
+short_description: Restart (roll) the Machines of Cluster API MachineDeployments and KubeadmControlPlanes
+version_added: 0.1.0
+description:
+  - Triggers a rollout now, or schedules one, by setting C(spec.rolloutAfter) (v1beta1) or C(spec.rollout.after)
+    (v1beta2), like C(clusterctl alpha rollout restart). Cluster API then replaces every Machine created before
+    that time, following the object's rollout strategy. Times are written in UTC.
+  - Optionally switches the infrastructure machine template in the same change (O(infrastructure_ref)), for
+    example to roll a pool onto new hardware or a new image. The template must exist.
+  - Refuses, with nothing written, when the rollout would not happen or would surprise - a paused
+    MachineDeployment (C(spec.paused)), the C(cluster.x-k8s.io/paused) annotation, a paused Cluster, a rollout
+    already scheduled for the future (unless O(force=true)), or a template switch on an object managed by a
+    Cluster topology (ClusterClass). A plain restart of a topology-managed object is allowed.
+  - When several objects are selected, all are checked first; one refusal fails the task before any change.
+  - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
+    recorded on the object (annotation C(rollout.capi-rollout.dev/last), outside C(spec.template)) and a later
+    run with the same id changes nothing.
+author:
+  - capi.rollout contributors (@capi-rollout)
+options:
+  after:
+    description:
+      - When the rollout should happen. Omitted or V(now) rolls now.
+      - An RFC 3339 time, for example V(2026-03-01T22:00:00Z) or V(2026-03-01T23:00:00+01:00), schedules the
+        rollout; Cluster API starts it at its first reconcile after that time. A time in the past rolls now.
+      - A scheduled time only triggers, it never delays; any template change rolls immediately.
+    type: str
+  force:
+    description:
+      - Replace a rollout that is already scheduled for the future. Without it such an object fails the task.
+    type: bool
+    default: false
+  infrastructure_ref:
+    description:
+      - Switch the infrastructure machine template (C(spec.template.spec.infrastructureRef) of a MachineDeployment,
+        C(spec.machineTemplate.infrastructureRef) / C(spec.machineTemplate.spec.infrastructureRef) of a
+        KubeadmControlPlane) in the same change. The template change alone triggers the rollout; O(after) is
+        only written when given.
+      - The template is checked to exist in O(namespace) before anything is changed.
+      - Refused for objects managed by a Cluster topology; change the template in the Cluster topology or
+        ClusterClass instead.
+    type: dict
+    suboptions:
+      name:
+        description: Name of the template.
+        type: str
+        required: true
+      kind:
+        description: Kind of the template; defaults to the kind of the current template.
+        type: str
+      api_group:
+        description: API group of the template; defaults to the group of the current template.
+        type: str
+      api_version:
+        description:
+          - Full C(group/version) to write into a v1beta1 reference. Only needed when the API group changes on a
+            v1beta1 object; the current version is kept otherwise. Ignored for v1beta2 objects.
+        type: str
+  rollout_id:
+    description:
+      - Identifier of this rollout, for example a change ticket. Recorded on the object with the time and
+        O(reason); when the object already records this id, nothing is changed (the task is idempotent).
+    type: str
+  reason:
+    description:
+      - Why the rollout is done, recorded on the object together with O(rollout_id).
+    type: str
+notes:
+  - In check mode nothing is written and O(wait) is skipped.
+extends_documentation_fragment:
+  - capi.rollout.connection
+  - capi.rollout.targets
+  - capi.rollout.targets.wait
+  - capi.rollout.targets.attributes
+attributes:
+  check_mode:
+    description: Nothing is written; RV(results) says what would happen, including the patch that would be sent.
+    support: full
+  diff_mode:
+    description: Shows before and after of exactly the fields that would change, as YAML.
+    support: full
+seealso:
+  - module: capi.rollout.capi_rollout_info
+  - module: capi.rollout.capi_rollout_pause
+  - name: clusterctl alpha rollout
+    description: The command this module follows.
+    link: https://cluster-api.sigs.k8s.io/clusterctl/commands/alpha-rollout
+'''
+
+EXAMPLES = r'''
+- name: Restart one MachineDeployment now and wait for the new Machines
+  capi.rollout.capi_rollout_restart:
+    kubeconfig: ~/.kube/mgmt.yaml
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    wait: true
+    wait_timeout: 3600
+    stall_timeout: 900
+
+- name: Restart the control plane of a cluster
+  capi.rollout.capi_rollout_restart:
+    kind: KubeadmControlPlane
+    namespace: fleet-a
+    name: prod-eu-1-control-plane
+
+- name: Schedule a rollout for the maintenance window (UTC is written)
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    names:
+      - prod-eu-1-md-0
+      - prod-eu-1-md-1
+    after: "2026-03-01T22:00:00Z"
+
+- name: Move a scheduled rollout to another time
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    after: "2026-03-02T22:00:00Z"
+    force: true
+
+- name: Roll a pool onto a new machine template (image / hardware) and wait
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    infrastructure_ref:
+      name: prod-eu-1-md-0-2026-03
+    wait: true
+
+- name: Restart every MachineDeployment of one cluster once per change ticket (re-runs change nothing)
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    cluster_name: prod-eu-1
+    rollout_id: CHG-4711
+    reason: kernel CVE-2026-0001
+
+- name: Restart all GPU pools of the namespace, in one task
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    label_selectors:
+      - pool=gpu
+
+- name: Dry run - what would change, with the diff
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    infrastructure_ref:
+      name: prod-eu-1-md-0-2026-03
+  check_mode: true
+  diff: true
+  register: plan
+
+- name: Show the patch that would be sent
+  ansible.builtin.debug:
+    var: plan.results[0].patch
+'''
+
+RETURN = r'''
+changed:
+  description: Whether any object was (in check mode, would be) changed.
+  returned: always
+  type: bool
+  sample: true
+results:
+  description: One entry per selected object, sorted by name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    ref:
+      description: C(kind/namespace/name) with a lower-case kind.
+      type: str
+      sample: machinedeployment/fleet-a/prod-eu-1-md-0
+    kind:
+      description: Object kind.
+      type: str
+      sample: MachineDeployment
+    name:
+      description: Object name.
+      type: str
+      sample: prod-eu-1-md-0
+    namespace:
+      description: Object namespace.
+      type: str
+      sample: fleet-a
+    api_version:
+      description: API version the object was read and patched with.
+      type: str
+      sample: cluster.x-k8s.io/v1beta2
+    action:
+      description: V(restarted) (rollout triggered now, or template switched), V(scheduled) (a future trigger
+        was set) or V(unchanged).
+      type: str
+      sample: restarted
+    changed:
+      description: Whether this object was (would be) changed.
+      type: bool
+      sample: true
+    message:
+      description: What was done, or why nothing was done.
+      type: str
+      sample: "machinedeployment/fleet-a/prod-eu-1-md-0: rollout triggered (spec.rollout.after=2026-03-01T12:00:00Z)"
+    patch:
+      description:
+        - The patch sent (in check mode, that would be sent), including the C(metadata.resourceVersion) that makes
+          a concurrent change fail with a conflict; null when nothing changes.
+      type: raw
+      sample: {spec: {rollout: {after: "2026-03-01T12:00:00Z"}}, metadata: {resourceVersion: "48213",
+               annotations: {rollout.capi-rollout.dev/last: '{"action":"restarted","at":"2026-03-01T12:00:00Z"}'}}}
+    patch_type:
+      description: V(merge) (C(application/merge-patch+json)) or V(json) (C(application/json-patch+json)).
+      type: str
+      sample: merge
+    changes:
+      description: Each changed field with its value before and after.
+      type: list
+      elements: dict
+      sample: [{path: spec.rollout.after, before: null, after: "2026-03-01T12:00:00Z"}]
+    revision_before:
+      description: The MachineDeployment's revision before the change (null for control planes).
+      type: int
+      sample: 3
+    rollout_after:
+      description: The rollout trigger time after the change (unchanged value when nothing changed).
+      type: str
+      sample: "2026-03-01T12:00:00Z"
+    warnings:
+      description: Warnings about this object (also shown as task warnings).
+      type: list
+      elements: str
+      sample: []
+    status:
+      description: The final state after O(wait), as in RV(capi.rollout.capi_rollout_info#module:resources).
+      returned: when O(wait=true)
+      type: dict
+      sample: {name: prod-eu-1-md-0, rollout: {complete: true}, replicas: {desired: 3, up_to_date: 3}}
+diff:
+  description: Before and after of the changed fields of each changed object, as YAML text.
+  returned: when diff mode is on
+  type: list
+  elements: dict
+  sample:
+    - before: "spec:\n  rollout:\n    after: \"2026-02-01T10:00:00Z\"\n"
+      after: "spec:\n  rollout:\n    after: \"2026-03-01T12:00:00Z\"\n"
+      before_header: machinedeployment/fleet-a/prod-eu-1-md-0 (before)
+      after_header: machinedeployment/fleet-a/prod-eu-1-md-0 (after)
+progress:
+  description: Timestamped lines, one per change of an object's rollout state seen while waiting.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "2026-03-01T12:00:05Z Waiting for machinedeployment/fleet-a/md-0 rollout to finish: 1 out of 3 new replicas
+      have been updated... [desired 3, current 4, up-to-date 1, ready 3, available 3]"
+    - "2026-03-01T12:04:41Z machinedeployment/fleet-a/md-0 successfully rolled out [desired 3, current 3,
+      up-to-date 3, ready 3, available 3]"
+api_requests:
+  description: Number of HTTP requests this task sent to the API server (watches count once per stream).
+  returned: always
+  type: int
+  sample: 4
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_change
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=args.argument_spec(
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            after={"type": "str"},
+            force={"type": "bool", "default": False},
+            infrastructure_ref={"type": "dict", "options": {
+                "name": {"type": "str", "required": True},
+                "kind": {"type": "str"},
+                "api_group": {"type": "str"},
+                "api_version": {"type": "str"},
+            }},
+            rollout_id={"type": "str"},
+            reason={"type": "str"},
+        ),
+        mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
+        required_one_of=args.TARGET_REQUIRED_ONE_OF,
+        supports_check_mode=True,
+    )
+    run_change(module, "restart")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Integration tests: pytest drives ansible-playbook against local management clusters (tests/sim).
+
+Puts tests/sim on sys.path and loads the capisim pytest plugin (fleet_factory), makes
+``capi.rollout.*`` resolvable for ansible-playbook (the .build collection link, as
+``make collection-link`` does), and offers ``run_module`` / ``audit`` helpers.
+"""
+
+import datetime
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from playbook import run_module
+
+REPO = Path(__file__).resolve().parents[2]
+SIM = str(REPO / "tests" / "sim")
+if SIM not in sys.path:
+    sys.path.insert(0, SIM)
+
+
+def pytest_configure(config):
+    if not config.pluginmanager.hasplugin("capisim.pytest_plugin"):
+        config.pluginmanager.import_plugin("capisim.pytest_plugin")
+    link = REPO / ".build" / "ansible_collections" / "capi" / "rollout"
+    if not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink("../../..", link)
+
+
+# ---------------------------------------------------------------------------------------------
+# The management clusters the module tests run against: one per CAPI version, each holding small
+# workload clusters, one per group of tests, so that tests never share an object they change.
+# Object names are <workload cluster>-<md>, e.g. "wa-md-0".
+
+CAPI_VERSIONS = ("v1.10", "v1.14")
+
+
+def modules_fleet(capi_version):
+    tag = capi_version.replace(".", "-")
+    fleet = {
+        "defaults": {"provision_seconds": 1},
+        "management_clusters": [{
+            "name": f"it-{tag}",
+            "capi_version": capi_version,
+            "workload_clusters": [
+                # restart + wait of a 3-replica MachineDeployment; control plane restart
+                {"name": "wa", "control_plane": {"replicas": 1}, "machine_deployments": [{"name": "md-0", "replicas": 3}]},
+                # deferred restart (md-0), template switch (md-1)
+                {"name": "wb", "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1}]},
+                # pause/resume, guards, check mode
+                {"name": "wc", "control_plane": {"replicas": 1},
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
+                                         {"name": "md-2", "replicas": 1}]},
+                # Cluster.spec.paused
+                {"name": "wp", "paused": True, "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                # ClusterClass-managed
+                {"name": "wt", "topology_owned": True, "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                # multi-object calls and rollout_id, in their own namespace
+                {"name": "wm", "namespace": "team-m",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
+                                         {"name": "md-2", "replicas": 1}]},
+                # failing machines: stall detection and wait timeout
+                {"name": "wf", "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+            ],
+        }],
+    }
+    for wc in fleet["management_clusters"][0]["workload_clusters"]:
+        wc["kubernetes_version"] = "v1.30.4"
+    return fleet
+
+
+class CapiEnv:
+    """One management cluster of the module fleet plus helpers for tests."""
+
+    def __init__(self, fleet, capi_version):
+        self.fleet = fleet
+        self.mgmt = fleet.cluster()
+        self.capi_version = capi_version
+        self.version = self.mgmt.api_version  # v1beta1 | v1beta2
+        self.host = self.mgmt.name
+        self.admin = self.mgmt.api("admin")
+
+    # ----- running modules -----
+    def run(self, module, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}", environment=None, **params):
+        return run_module(self.fleet.inventory, self.host, module, params, check=check, diff=diff,
+                          kubeconfig=kubeconfig, environment=environment)
+
+    # ----- audit log (user rollout-operator) -----
+    def mark(self):
+        return self.mgmt.audit_mark()
+
+    def requests(self, mark, user="rollout-operator"):
+        return self.mgmt.audit_log(since=mark).requests(user=user)
+
+    def writes(self, mark, user="rollout-operator"):
+        return self.mgmt.audit_log(since=mark).writes(user=user)
+
+    # ----- reading and preparing objects as admin -----
+    def path(self, kind, namespace="default", name=None):
+        from capisim.kubeapi import resource_path
+        from capisim.objects import KINDS
+        group, plural = KINDS[kind]
+        version = self.version if group != "" else "v1"
+        return resource_path(group, version, plural, namespace, name)
+
+    def get(self, kind, name, namespace="default"):
+        return self.admin.get(self.path(kind, namespace, name))
+
+    def machine_sets(self, md_name, namespace="default"):
+        items = self.admin.list(self.path("MachineSet", namespace),
+                                label_selector=f"cluster.x-k8s.io/deployment-name={md_name}")["items"]
+        return {item["metadata"]["name"]: item for item in items}
+
+    def machines(self, label_selector, namespace="default"):
+        items = self.admin.list(self.path("Machine", namespace), label_selector=label_selector)["items"]
+        return {item["metadata"]["name"]: item for item in items}
+
+    def copy_template(self, md_name, suffix, annotations=None, namespace="default"):
+        """Create a DockerMachineTemplate copied from the MD's current one; returns its name."""
+        md = self.get("MachineDeployment", md_name, namespace)
+        current = md["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+        template = self.get("DockerMachineTemplate", current, namespace)
+        meta = template["metadata"]
+        new = {"apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
+               "metadata": {"name": f"{md_name}{suffix}", "namespace": namespace,
+                            "labels": meta.get("labels") or {},
+                            "annotations": dict(meta.get("annotations") or {}, **(annotations or {}))},
+               "spec": template["spec"]}
+        self.admin.create(self.path("DockerMachineTemplate", namespace), new)
+        return new["metadata"]["name"]
+
+    def annotate(self, kind, name, key, value, namespace="default"):
+        self.admin.patch_merge(self.path(kind, namespace, name), {"metadata": {"annotations": {key: value}}})
+
+    @staticmethod
+    def wait_for(predicate, timeout, what, interval=0.5):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            time.sleep(interval)
+
+    @staticmethod
+    def utc_in(seconds):
+        moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="session", params=CAPI_VERSIONS)
+def capi(request, fleet_factory):
+    """A CapiEnv per CAPI version. pytest groups the tests by version and finishes one version
+    before the next starts; its fleet is stopped then (CPU is scarce), not only at session end."""
+    fleet = fleet_factory(modules_fleet(request.param))
+    yield CapiEnv(fleet, request.param)
+    fleet.fleet.down()

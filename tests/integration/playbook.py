@@ -1,0 +1,58 @@
+"""Run one capi.rollout module through ansible-playbook and return its registered result.
+
+Each call writes a two-task playbook: the module task (register, ignore_errors, optional
+check/diff mode) and a copy of the registered result to a JSON file, which the test reads back.
+Connection options come from the fleet inventory's host vars (the rollout-operator kubeconfig).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+
+
+class PlaybookResult(dict):
+    """The registered module result, plus the playbook's stdout for debugging."""
+
+    stdout = ""
+
+    @property
+    def failed(self):
+        return bool(self.get("failed"))
+
+
+def run_module(inventory, host, module, params, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}",
+               environment=None, timeout=600):
+    """Run ``capi.rollout.<module>`` with ``params`` on inventory host ``host``; returns PlaybookResult."""
+    with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
+        out_file = Path(tmp) / "result.json"
+        args = dict(params)
+        if kubeconfig is not None and "kubeconfig" not in args and "host" not in args:
+            args["kubeconfig"] = kubeconfig
+        task = {"name": module, f"capi.rollout.{module}": args, "register": "out", "ignore_errors": True,
+                "check_mode": check, "diff": diff}
+        if environment:
+            task["environment"] = environment
+        play = [{"hosts": host, "gather_facts": False, "tasks": [
+            task,
+            {"name": "save", "ansible.builtin.copy": {"content": "{{ out | to_json }}", "dest": str(out_file)},
+             "check_mode": False, "diff": False},
+        ]}]
+        playbook = Path(tmp) / "play.yml"
+        playbook.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
+        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_DEPRECATION_WARNINGS="0")
+        proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
+        if not out_file.exists():
+            raise AssertionError(f"ansible-playbook did not run the module (rc {proc.returncode}):\n{proc.stdout}")
+        result = PlaybookResult(json.loads(out_file.read_text(encoding="utf-8")))
+        result.stdout = proc.stdout
+        return result

@@ -1,0 +1,151 @@
+"""capi_rollout_restart against local management clusters (both CAPI versions)."""
+
+import pytest
+
+pytestmark = pytest.mark.needs_controller
+
+REVISION = "machinedeployment.clusters.x-k8s.io/revision"
+
+
+def active_sets(machine_sets):
+    return {name for name, ms in machine_sets.items() if ms["spec"].get("replicas")}
+
+
+def test_restart_and_wait_creates_exactly_one_new_machineset(capi):
+    before = capi.machine_sets("wa-md-0")
+    revision = int(capi.get("MachineDeployment", "wa-md-0")["metadata"]["annotations"][REVISION])
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", name="wa-md-0", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True
+    (entry,) = res["results"]
+    assert entry["action"] == "restarted" and entry["revision_before"] == revision
+    after_field = "after" if capi.version == "v1beta2" else "rolloutAfter"
+    spec_patch = entry["patch"]["spec"]["rollout"] if capi.version == "v1beta2" else entry["patch"]["spec"]
+    assert spec_patch[after_field].endswith("Z")
+    assert entry["status"]["rollout"]["complete"] is True
+    assert entry["status"]["replicas"]["up_to_date"] == 3
+
+    after = capi.machine_sets("wa-md-0")
+    new = set(after) - set(before)
+    assert len(new) == 1, sorted(after)
+    assert active_sets(after) == new
+    md = capi.get("MachineDeployment", "wa-md-0")
+    assert int(md["metadata"]["annotations"][REVISION]) == revision + 1
+
+    requests = capi.requests(mark)
+    watches = [e for e in requests if e["verb"] == "watch"]
+    others = [e for e in requests if e["verb"] != "watch"]
+    assert 1 <= len(watches) <= 3, [e["requestURI"] for e in watches]
+    # discovery, the MachineDeployment, its Cluster, the patch: no polling
+    assert len(others) <= 4, [e["requestURI"] for e in others]
+    assert [e["verb"] for e in others].count("patch") == 1
+    assert res["progress"] and "successfully rolled out" in res["progress"][-1]
+
+
+def test_restart_control_plane_within_request_budget(capi):
+    machines = capi.machines("cluster.x-k8s.io/control-plane-name=wa-control-plane")
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", kind="KubeadmControlPlane", name="wa-control-plane")
+    assert not res.failed, res.get("msg")
+    assert res["results"][0]["action"] == "restarted"
+    requests = capi.requests(mark)
+    assert len(requests) <= 4, [e["requestURI"] for e in requests]
+    assert len(capi.writes(mark)) == 1
+
+    res = capi.run("capi_rollout_info", kind="kcp", name="wa-control-plane", wait=True, wait_timeout=300,
+                   stall_timeout=120, machines=True)
+    assert not res.failed, res.get("msg")
+    (kcp,) = res["resources"]
+    assert kcp["rollout"]["complete"] is True
+    assert {m["name"] for m in kcp["machines"]}.isdisjoint(machines)
+
+
+def test_deferred_restart_fires_once_its_time_passes(capi):
+    before = capi.machine_sets("wb-md-0")
+    when = capi.utc_in(12)
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", name="wb-md-0", after=when)
+    assert not res.failed, res.get("msg")
+    assert res["results"][0]["action"] == "scheduled"
+    assert res["results"][0]["rollout_after"] == when
+    assert len(capi.requests(mark)) <= 4
+
+    info = capi.run("capi_rollout_info", name="wb-md-0")["resources"][0]
+    assert info["rollout"]["after"] == when and info["rollout"]["pending"] is True
+    assert set(capi.machine_sets("wb-md-0")) == set(before)
+
+    new = capi.wait_for(lambda: set(capi.machine_sets("wb-md-0")) - set(before), 120, "the scheduled rollout to start")
+    assert len(new) == 1
+    (name,) = new
+    assert capi.machine_sets("wb-md-0")[name]["metadata"]["creationTimestamp"] >= when
+    res = capi.run("capi_rollout_info", name="wb-md-0", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    assert res["resources"][0]["rollout"]["complete"] is True
+    assert res["resources"][0]["rollout"]["pending"] is False
+    assert set(capi.machine_sets("wb-md-0")) - set(before) == new
+
+
+def test_template_switch(capi):
+    new_template = capi.copy_template("wb-md-1", "-v2")
+    before = capi.machine_sets("wb-md-1")
+    res = capi.run("capi_rollout_restart", name="wb-md-1", infrastructure_ref={"name": new_template}, wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    (entry,) = res["results"]
+    assert entry["action"] == "restarted"
+    assert entry["status"]["template"]["infrastructure_ref"]["name"] == new_template
+    assert entry["status"]["template"]["infrastructure_ref"]["kind"] == "DockerMachineTemplate"
+    md = capi.get("MachineDeployment", "wb-md-1")
+    assert md["spec"]["template"]["spec"]["infrastructureRef"]["name"] == new_template
+    after = capi.machine_sets("wb-md-1")
+    (new,) = set(after) - set(before)
+    assert after[new]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == new_template
+    assert active_sets(after) == {new}
+
+
+def test_rollout_id_and_many_objects_in_one_call(capi):
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", namespace="team-m", cluster_name="wm", rollout_id="CHG-1",
+                   reason="integration test", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    assert [e["name"] for e in res["results"]] == ["wm-md-0", "wm-md-1", "wm-md-2"]
+    assert all(e["action"] == "restarted" and e["status"]["rollout"]["complete"] for e in res["results"])
+    requests = capi.requests(mark)
+    lists = [e for e in requests if e["verb"] == "list"]
+    assert len(lists) == 1, [e["requestURI"] for e in lists]
+    assert len([e for e in requests if e["verb"] == "patch"]) == 3
+    assert len([e for e in requests if e["verb"] not in ("patch", "watch")]) <= 3
+    assert len([e for e in requests if e["verb"] == "watch"]) <= 3
+
+    mark = capi.mark()
+    again = capi.run("capi_rollout_restart", namespace="team-m", cluster_name="wm", rollout_id="CHG-1")
+    assert not again.failed, again.get("msg")
+    assert again["changed"] is False
+    assert all(e["action"] == "unchanged" and e["patch"] is None for e in again["results"])
+    subset = capi.run("capi_rollout_restart", namespace="team-m", names=["wm-md-0", "wm-md-1"], rollout_id="CHG-1")
+    assert subset["changed"] is False
+    assert not capi.writes(mark)
+
+    info = capi.run("capi_rollout_info", namespace="team-m", label_selectors=["cluster.x-k8s.io/cluster-name=wm"])
+    assert [r["last_rollout"]["id"] for r in info["resources"]] == ["CHG-1"] * 3
+    assert info["resources"][0]["last_rollout"]["reason"] == "integration test"
+
+
+def test_check_mode_writes_nothing_and_shows_the_diff(capi):
+    md = capi.get("MachineDeployment", "wc-md-1")
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", name="wc-md-1", rollout_id="dry", check=True, diff=True)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True
+    (entry,) = res["results"]
+    assert entry["action"] == "restarted"
+    assert entry["patch"]["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]
+    (diff,) = res["diff"]
+    after_key = "after:" if capi.version == "v1beta2" else "rolloutAfter:"
+    assert after_key in diff["after"] and "rollout.capi-rollout.dev/last" in diff["after"]
+    assert diff["after_header"] == "machinedeployment/default/wc-md-1 (after)"
+    pause = capi.run("capi_rollout_pause", name="wc-md-1", paused=True, check=True, diff=True)
+    assert pause["changed"] is True and pause["diff"][0]["after"] == "spec:\n  paused: true\n"
+    assert not capi.writes(mark)
+    assert capi.get("MachineDeployment", "wc-md-1")["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]

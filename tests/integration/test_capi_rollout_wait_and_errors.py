@@ -1,0 +1,58 @@
+"""Stall detection, wait timeout and error messages against local management clusters."""
+
+import pytest
+
+FAIL = "sim.capi-rollout.dev/fail-provisioning"
+
+
+@pytest.mark.needs_controller
+def test_stall_and_wait_timeout_with_a_failing_template(capi):
+    broken = capi.copy_template("wf-md-0", "-broken", annotations={FAIL: "true"})
+    res = capi.run("capi_rollout_restart", name="wf-md-0", infrastructure_ref={"name": broken}, wait=True,
+                   wait_timeout=300, stall_timeout=15)
+    assert res.failed
+    assert res["reason"] == "stalled", res["msg"]
+    assert "machinedeployment/default/wf-md-0" in res["msg"]
+    assert "stall_timeout=15s" in res["msg"]
+    assert "not ready" in res["msg"] or "ScalingUp" in res["msg"] or "RollingOut" in res["msg"], res["msg"]
+    assert res["changed"] is True and res["results"][0]["action"] == "restarted"
+    assert res["results"][0]["status"]["rollout"]["complete"] is False
+    assert res["progress"]
+
+    res = capi.run("capi_rollout_info", name="wf-md-0", wait=True, wait_timeout=5, stall_timeout=300)
+    assert res.failed and res["reason"] == "wait_timeout", res["msg"]
+    assert "wait_timeout=5s" in res["msg"] and "machinedeployment/default/wf-md-0" in res["msg"]
+
+
+def test_errors_name_the_object_and_the_next_step(capi):
+    mark = capi.mark()
+    missing = capi.run("capi_rollout_restart", name="nope")
+    assert missing.failed and missing["reason"] == "not_found"
+    assert missing["msg"].startswith("machinedeployment/default/nope: ")
+    assert "wa-md-0" in missing["msg"]
+
+    kind = capi.run("capi_rollout_restart", kind="MachinePool", name="wa-md-0")
+    assert kind.failed and kind["reason"] == "invalid_kind"
+
+    bad_after = capi.run("capi_rollout_restart", name="wa-md-0", after="tomorrow")
+    assert bad_after.failed and bad_after["reason"] == "invalid_after"
+    assert bad_after["msg"].startswith("machinedeployment/default/wa-md-0: ")
+
+    template = capi.run("capi_rollout_restart", name="wa-md-0", infrastructure_ref={"name": "does-not-exist"})
+    assert template.failed and template["reason"] == "template_not_found"
+    assert "does-not-exist" in template["msg"]
+    assert not capi.writes(mark)
+
+    viewer = str(capi.mgmt.kubeconfig("viewer"))
+    denied = capi.run("capi_rollout_restart", name="wa-md-0", kubeconfig=viewer)
+    assert denied.failed and denied["reason"] == "forbidden"
+    assert "cannot patch machinedeployments" in denied["msg"] and "docs/rbac.yml" in denied["msg"]
+    assert denied["msg"].startswith("machinedeployment/default/wa-md-0: ")
+
+    tls = capi.run("capi_rollout_info", ca_cert="/etc/ssl/certs/ca-certificates.crt")
+    assert tls.failed and tls["reason"] == "tls", tls["msg"]
+    assert "ca_cert" in tls["msg"]
+
+    down = capi.run("capi_rollout_info", host="https://127.0.0.1:1", api_key="not-a-real-token")
+    assert down.failed and down["reason"] == "unreachable", down["msg"]
+    assert "127.0.0.1:1" in down["msg"]

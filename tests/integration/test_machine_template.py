@@ -1,0 +1,259 @@
+"""capi_machine_template against a local management cluster per CAPI version (v1beta1 and v1beta2).
+
+Runs with the rollout-operator credentials (docs/rbac.yml) through ansible-playbook. The fleet is
+this module's own (one management cluster at a time, stopped when the module's tests are done):
+
+- ``ta`` in namespace ``tmpl``: a 1-replica control plane and MachineDeployment ``ta-md-0``;
+- ``tt`` in namespace ``tmpl``: managed by a Cluster topology (ClusterClass).
+"""
+
+import copy
+
+import pytest
+
+from capisim import readiness
+from capisim.fleet import Fleet
+from capisim.fleetspec import load_fleet
+from capisim.kubeapi import ApiError, resource_path
+from capisim.objects import KINDS
+from playbook import run_module
+
+pytestmark = pytest.mark.needs_controller
+
+NS = "tmpl"
+CLONED_FROM = "rollout.capi-rollout.dev/cloned-from"
+SPEC_HASH = "rollout.capi-rollout.dev/spec-hash"
+CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"
+
+
+def fleet_spec(capi_version):
+    return {
+        "defaults": {"provision_seconds": 1},
+        "management_clusters": [{
+            "name": f"mt-{capi_version.replace('.', '-')}",
+            "capi_version": capi_version,
+            "workload_clusters": [
+                {"name": "ta", "namespace": NS, "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                {"name": "tt", "namespace": NS, "kubernetes_version": "v1.30.4", "topology_owned": True,
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+            ],
+        }],
+    }
+
+
+class Env:
+    """The running management cluster plus helpers: run a module, read objects as admin, audit log."""
+
+    def __init__(self, fleet):
+        self.fleet = fleet
+        self.mgmt = fleet.clusters[next(iter(fleet.clusters))]
+        self.host = self.mgmt.name
+        self.capi_version = self.mgmt.capi_version
+        self.admin = self.mgmt.api("admin")
+        from capisim import crds
+        self.version = crds.api_version(self.capi_version)
+        from capisim.audit import AuditReader
+        self.audit = AuditReader(self.mgmt.audit_log, self.admin)
+
+    def run(self, module, check=False, diff=False, **params):
+        return run_module(self.fleet.inventory, self.host, module, params, check=check, diff=diff)
+
+    def mark(self):
+        return self.audit.mark()
+
+    def requests(self, mark):
+        return self.audit.read(mark).requests(user="rollout-operator")
+
+    def writes(self, mark):
+        return self.audit.read(mark).writes(user="rollout-operator")
+
+    def path(self, kind, name=None):
+        group, plural = KINDS[kind]
+        return resource_path(group, self.version, plural, NS, name)
+
+    def get(self, kind, name):
+        return self.admin.get(self.path(kind, name))
+
+    def exists(self, kind, name):
+        try:
+            self.get(kind, name)
+        except ApiError as err:
+            if err.status == 404:
+                return False
+            raise
+        return True
+
+    def current_template(self, md_name="ta-md-0"):
+        return self.get("MachineDeployment", md_name)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+
+    def kcp_template(self, name="ta-control-plane"):
+        spec = self.get("KubeadmControlPlane", name)["spec"]["machineTemplate"]
+        return (spec.get("spec") or spec)["infrastructureRef"]["name"]
+
+
+@pytest.fixture(scope="module", params=("v1.10", "v1.14"))
+def env(request, tmp_path_factory):
+    """One management cluster of the given CAPI version; stopped (by PID) after the module's tests."""
+    fleet = Fleet(load_fleet(fleet_spec(request.param)), tmp_path_factory.mktemp("fleet-mt"))
+    fleet.up(controller=True)
+    try:
+        yield Env(fleet)
+    finally:
+        fleet.down()
+
+
+def md_complete(env, name="ta-md-0"):
+    return readiness.is_complete(env.get("MachineDeployment", name), env.version)
+
+
+def test_clone_from_machine_deployment_rerun_and_roll_onto_it(env):
+    source_name = env.current_template()
+    source = env.get("DockerMachineTemplate", source_name)
+    overrides = {"customImage": "kindest/node:v1.31.0", "preLoadImages": ["registry.example/pause:3.10"]}
+
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, from_object={"kind": "MachineDeployment", "name": "ta-md-0"},
+                  overrides=overrides)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True and res["created"] is True
+    ref = res["infrastructure_ref"]
+    assert ref["api_group"] == "infrastructure.cluster.x-k8s.io" and ref["kind"] == "DockerMachineTemplate"
+    assert ref["name"] == f"{source_name}-{res['hash']}" and len(res["hash"]) == 8
+    assert res["source_ref"]["name"] == source_name
+    assert res["source_ref"]["from_object"] == f"machinedeployment/{NS}/ta-md-0"
+
+    clone = env.get("DockerMachineTemplate", ref["name"])
+    assert clone["spec"]["template"]["spec"] == dict(source["spec"]["template"]["spec"], **overrides)
+    assert clone["metadata"]["labels"][CLUSTER_NAME] == "ta"
+    assert clone["metadata"]["annotations"][CLONED_FROM] == f"DockerMachineTemplate/{source_name}"
+    assert clone["metadata"]["annotations"][SPEC_HASH] == res["hash"]
+    # the simulator's provisioning knob is an ordinary annotation: copied
+    assert clone["metadata"]["annotations"].get("sim.capi-rollout.dev/provision-seconds") == \
+        source["metadata"]["annotations"]["sim.capi-rollout.dev/provision-seconds"]
+    assert res["template"]["metadata"]["uid"] == clone["metadata"]["uid"]
+
+    requests = env.requests(mark)
+    assert len(requests) <= 6, [(e["verb"], e["requestURI"]) for e in requests]
+    writes = env.writes(mark)
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in writes] == [("create", "dockermachinetemplates")]
+
+    # rerun: found by its deterministic name, nothing written
+    mark = env.mark()
+    again = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=overrides)
+    assert not again.failed, again.get("msg")
+    assert again["changed"] is False and again["created"] is False
+    assert again["infrastructure_ref"] == ref
+    assert not env.writes(mark)
+
+    # the returned reference is what capi_rollout_restart takes
+    restart = env.run("capi_rollout_restart", namespace=NS, name="ta-md-0", infrastructure_ref=ref, wait=True,
+                      wait_timeout=300, stall_timeout=120)
+    assert not restart.failed, restart.get("msg")
+    assert restart["results"][0]["status"]["rollout"]["complete"] is True
+    assert env.current_template() == ref["name"]
+    assert md_complete(env)
+
+    # the MachineDeployment now uses the clone: cloning it again with the same overrides is the same template
+    mark = env.mark()
+    chained = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=overrides)
+    assert not chained.failed, chained.get("msg")
+    assert chained["changed"] is False and chained["infrastructure_ref"] == ref
+    assert chained["source_ref"]["name"] == ref["name"]
+    # ... and other overrides replace the hash suffix instead of growing the name
+    other = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"},
+                    overrides={"customImage": "kindest/node:v1.32.0"}, check=True)
+    assert not other.failed, other.get("msg")
+    assert other["infrastructure_ref"]["name"] == f"{source_name}-{other['hash']}"
+    assert other["template"]["metadata"]["annotations"][CLONED_FROM] == f"DockerMachineTemplate/{ref['name']}"
+    assert not env.writes(mark)
+
+
+def test_check_mode_creates_nothing_and_diff_shows_the_object(env):
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"},
+                  overrides={"customImage": "kindest/node:v1.29.9"}, labels={"hardware": "gen-2026"},
+                  check=True, diff=True)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True and res["created"] is True
+    name = res["infrastructure_ref"]["name"]
+    assert res["diff"]["before"] == ""
+    assert res["diff"]["after_header"] == f"dockermachinetemplate/{NS}/{name} (new)"
+    assert f'name: "{name}"' in res["diff"]["after"] and "kindest/node:v1.29.9" in res["diff"]["after"]
+    assert "hardware: \"gen-2026\"" in res["diff"]["after"]
+    assert "uid" not in res["template"]["metadata"]
+    assert not [e for e in env.requests(mark) if e["verb"] == "create"]
+    assert not env.writes(mark)
+    assert not env.exists("DockerMachineTemplate", name)
+
+
+def test_conflicting_target_fails_and_writes_nothing(env):
+    source = env.get("DockerMachineTemplate", env.current_template())
+    taken = {"apiVersion": source["apiVersion"], "kind": "DockerMachineTemplate",
+             "metadata": {"name": "ta-md-0-taken", "namespace": NS},
+             "spec": {"template": {"spec": {"customImage": "kindest/node:v1.28.0"}}}}
+    env.admin.create(env.path("DockerMachineTemplate"), copy.deepcopy(taken))
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"},
+                  overrides={"customImage": "kindest/node:v1.31.1"}, name="ta-md-0-taken")
+    assert res.failed
+    assert res["msg"].startswith(f"dockermachinetemplate/{NS}/ta-md-0-taken: already exists with a different spec")
+    assert "immutable" in res["msg"] and "set name to a new template name" in res["msg"]
+    assert res["reason"] == "template_conflict" and res["changed"] is False
+    assert not env.writes(mark)
+    assert env.get("DockerMachineTemplate", "ta-md-0-taken")["spec"] == taken["spec"]
+
+
+def test_topology_owned_is_refused_unless_forced(env):
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, from_object={"name": "tt-md-0"},
+                  overrides={"customImage": "kindest/node:v1.31.0"})
+    assert res.failed and res["reason"] == "topology_owned"
+    assert res["msg"].startswith("dockermachinetemplate/tmpl/tt-md-0-")
+    assert "ClusterClass" in res["msg"] and "force" in res["msg"]
+    forced = env.run("capi_machine_template", namespace=NS, from_object={"name": "tt-md-0"},
+                     overrides={"customImage": "kindest/node:v1.31.0"}, force=True, check=True)
+    assert not forced.failed, forced.get("msg")
+    assert forced["changed"] is True
+    labels = forced["template"]["metadata"].get("labels") or {}
+    assert labels.get(CLUSTER_NAME) == "tt" and "topology.cluster.x-k8s.io/owned" not in labels
+    assert not env.writes(mark)
+
+
+def test_source_by_name_and_control_plane_template(env):
+    kcp_template = env.kcp_template()
+    group = "infrastructure.cluster.x-k8s.io"
+    # the v1beta1 style (apiVersion) and the v1beta2 style (apiGroup) of naming the source
+    by_version = env.run("capi_machine_template", namespace=NS, check=True, name="ta-cp-next",
+                         source={"name": kcp_template, "kind": "DockerMachineTemplate",
+                                 "api_version": f"{group}/{env.version}"},
+                         overrides={"customImage": "kindest/node:v1.31.0"})
+    assert not by_version.failed, by_version.get("msg")
+    assert by_version["infrastructure_ref"] == {"api_group": group, "kind": "DockerMachineTemplate", "name": "ta-cp-next"}
+    by_group = env.run("capi_machine_template", namespace=NS, check=True,
+                       source={"name": kcp_template, "kind": "DockerMachineTemplate", "api_group": group},
+                       overrides={"customImage": "kindest/node:v1.31.0"})
+    from_kcp = env.run("capi_machine_template", namespace=NS, check=True, from_object={"kind": "kcp", "name": "ta-control-plane"},
+                       overrides={"customImage": "kindest/node:v1.31.0"})
+    assert not by_group.failed and not from_kcp.failed, (by_group.get("msg"), from_kcp.get("msg"))
+    assert by_group["infrastructure_ref"] == from_kcp["infrastructure_ref"]
+    assert from_kcp["source_ref"]["from_object"] == f"kubeadmcontrolplane/{NS}/ta-control-plane"
+
+
+def test_missing_source_and_pruned_overrides(env):
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, source={"name": "nope", "kind": "DockerMachineTemplate"})
+    assert res.failed and res["reason"] == "source_not_found"
+    assert res["msg"].startswith(f"dockermachinetemplate/{NS}/nope: ")
+    wrong_kind = env.run("capi_machine_template", namespace=NS, source={"name": "x", "kind": "AWSMachineTemplate"})
+    assert wrong_kind.failed and wrong_kind["reason"] == "kind_not_served"
+    assert not env.writes(mark)
+
+    # a field the kind's schema does not know is dropped by the API server: a warning, and reruns still match
+    typo = {"customImag": "kindest/node:v1.31.0"}
+    created = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=typo)
+    assert not created.failed, created.get("msg")
+    assert created["changed"] is True
+    assert "spec.template.spec.customImag" in created.stdout
+    rerun = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=typo)
+    assert not rerun.failed and rerun["changed"] is False, rerun.get("msg")

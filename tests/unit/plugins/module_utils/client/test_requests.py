@@ -1,0 +1,147 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import (
+    Api, resource_path, with_conflict_retry,
+)
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+
+PATH = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments/md-0"
+
+
+def make_api(conn):
+    sleeps = []
+    return Api(conn, sleep=sleeps.append), sleeps
+
+
+def test_resource_path_core_and_group():
+    assert resource_path("", "v1", "configmaps", "ns", "a b") == "/api/v1/namespaces/ns/configmaps/a%20b"
+    assert resource_path("cluster.x-k8s.io", "v1beta2", "machinedeployments") == "/apis/cluster.x-k8s.io/v1beta2/machinedeployments"
+
+
+def test_get_retries_5xx_and_429_with_retry_after():
+    conn = FakeConnection()
+    conn.add("GET", PATH, status=503, body={"message": "busy"})
+    conn.add("GET", PATH, status=429, body={"message": "slow down"}, headers={"Retry-After": "2"})
+    conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
+    api, sleeps = make_api(conn)
+    assert api.get(PATH)["metadata"]["name"] == "md-0"
+    assert api.count == 3
+    assert sleeps[1] == 2.0
+    assert [entry[2] for entry in api.log] == [503, 429, 200]
+
+
+def test_get_retries_connection_errors_then_gives_up():
+    conn = FakeConnection()
+    conn.add("GET", PATH, error="connection refused")
+    api, sleeps = make_api(conn)
+    with pytest.raises(TransportError):
+        api.get(PATH)
+    assert api.count == 5 and len(sleeps) == 4
+    assert sleeps == sorted(sleeps) or max(sleeps) <= 8.0
+
+
+def test_patch_is_never_retried():
+    conn = FakeConnection()
+    conn.add("PATCH", PATH, status=503, body={"message": "busy"})
+    api, sleeps = make_api(conn)
+    with pytest.raises(ApiError) as err:
+        api.patch_merge(PATH, {"spec": {"paused": True}})
+    assert err.value.status == 503 and api.count == 1 and not sleeps
+    assert conn.sent[0]["content_type"] == "application/merge-patch+json"
+
+
+def test_patch_transport_error_not_retried():
+    conn = FakeConnection()
+    conn.add("PATCH", PATH, error="connection reset")
+    api, _sleeps = make_api(conn)
+    with pytest.raises(TransportError):
+        api.patch_merge(PATH, {})
+    assert api.count == 1
+
+
+def test_api_error_fields():
+    conn = FakeConnection()
+    conn.add("GET", PATH, status=404, body={"kind": "Status", "reason": "NotFound", "message": 'machinedeployments "md-0" not found'})
+    api, _sleeps = make_api(conn)
+    with pytest.raises(ApiError) as err:
+        api.get(PATH)
+    assert err.value.status == 404 and err.value.reason == "NotFound" and "not found" in err.value.message
+
+
+def test_watch_parses_split_lines_and_ends():
+    conn = FakeConnection()
+    events = [{"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "5"}}},
+              {"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "6"}}},
+              {"type": "MODIFIED", "object": {"metadata": {"name": "a", "resourceVersion": "7"}}}]
+    conn.add("GET", "/c", events=events)
+    api, _sleeps = make_api(conn)
+    got = list(api.watch("/c", "4", 30, label_selector="x=y"))
+    assert [(t, o["metadata"]["resourceVersion"]) for t, o in got] == [("ADDED", "5"), ("BOOKMARK", "6"), ("MODIFIED", "7")]
+    query = conn.sent[0]["query"]
+    assert query["watch"] == "true" and query["resourceVersion"] == "4" and query["timeoutSeconds"] == "30"
+    assert query["labelSelector"] == "x=y" and query["allowWatchBookmarks"] == "true"
+    assert api.count == 1
+
+
+def test_watch_error_event_410_raises():
+    conn = FakeConnection()
+    gone = {"kind": "Status", "code": 410, "reason": "Expired", "message": "too old resource version"}
+    conn.add("GET", "/c", events=[{"type": "ERROR", "object": gone}])
+    api, _sleeps = make_api(conn)
+    with pytest.raises(ApiError) as err:
+        list(api.watch("/c", "1", 10))
+    assert err.value.status == 410
+
+
+def test_watch_closed_early_closes_connection():
+    conn = FakeConnection()
+    conn.add("GET", "/c", events=[{"type": "ADDED", "object": {"metadata": {"name": "a"}}},
+                                  {"type": "ADDED", "object": {"metadata": {"name": "b"}}}])
+    api, _sleeps = make_api(conn)
+    stream = api.watch("/c", "1", 10)
+    next(stream)
+    stream.close()
+    assert conn.streams[0].closed and conn.streams[0].released
+
+
+def test_watch_read_to_end_releases_without_closing():
+    conn = FakeConnection()
+    conn.add("GET", "/c", events=[{"type": "ADDED", "object": {"metadata": {"name": "a"}}}])
+    api, _sleeps = make_api(conn)
+    assert len(list(api.watch("/c", "1", 10))) == 1
+    assert conn.streams[0].released and not conn.streams[0].closed
+
+
+def test_conflict_retry_replans_then_succeeds():
+    calls = []
+
+    def attempt(fresh):
+        calls.append(fresh)
+        if len(calls) < 3:
+            raise ApiError(409, {"reason": "Conflict", "message": "the object has been modified"})
+        return "ok"
+
+    assert with_conflict_retry(attempt, attempts=3) == "ok"
+    assert calls == [False, True, True]
+
+
+def test_conflict_retry_is_bounded_and_other_errors_pass():
+    def conflict(_fresh):
+        raise ApiError(409, {"message": "modified"})
+
+    with pytest.raises(ApiError):
+        with_conflict_retry(conflict, attempts=2)
+
+    def forbidden(_fresh):
+        raise ApiError(403, {"message": "no"})
+
+    with pytest.raises(ApiError) as err:
+        with_conflict_retry(forbidden)
+    assert err.value.status == 403

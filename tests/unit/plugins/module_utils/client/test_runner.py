@@ -1,0 +1,195 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared module flow against a scripted API: request counts, conflicts, check mode, refusals."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client import runner
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
+
+MDS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
+CLUSTERS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusters"
+APIS = {"kind": "APIGroupList", "groups": [
+    {"name": "cluster.x-k8s.io", "versions": [{"version": "v1beta2"}, {"version": "v1beta1"}],
+     "preferredVersion": {"version": "v1beta2"}},
+    {"name": "controlplane.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+]}
+
+
+class Exit(Exception):
+    def __init__(self, result, failed):
+        super(Exit, self).__init__(result.get("msg"))
+        self.result = result
+        self.failed = failed
+
+
+class FakeModule(object):
+    _name = "capi_rollout_restart"
+
+    def __init__(self, check_mode=False, diff=False, **params):
+        spec = args.argument_spec(args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC)
+        self.params = {key: value.get("default") for key, value in spec.items()}
+        self.params.update({"after": None, "force": False, "infrastructure_ref": None, "rollout_id": None,
+                            "reason": None, "paused": None, "machine_sets": False, "machines": False,
+                            "host": "https://fake:6443", "api_key": "t"})
+        self.params.update(params)
+        self.check_mode = check_mode
+        self._diff = diff
+        self.no_log_values = set()
+        self.warnings = []
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+    def exit_json(self, **result):
+        raise Exit(result, False)
+
+    def fail_json(self, **result):
+        raise Exit(result, True)
+
+
+@pytest.fixture
+def conn(monkeypatch):
+    fake = FakeConnection()
+    fake.add("GET", "/apis", body=APIS)
+    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    return fake
+
+
+def md_list(*mds):
+    items = []
+    for md in mds:
+        item = copy.deepcopy(md)
+        item.pop("kind")
+        item.pop("apiVersion")
+        items.append(item)
+    return {"kind": "MachineDeploymentList", "metadata": {"resourceVersion": "900"}, "items": items}
+
+
+def run(module, verb="restart"):
+    with pytest.raises(Exit) as done:
+        if verb == "info":
+            runner.run_info(module)
+        else:
+            runner.run_change(module, verb)
+    return done.value
+
+
+def test_restart_one_object_costs_four_requests(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=dict(md, metadata=dict(md["metadata"], resourceVersion="4712")))
+    out = run(FakeModule(name="md-0", rollout_id="x"))
+    assert not out.failed, out.result
+    assert out.result["api_requests"] == 4 and out.result["changed"] is True
+    assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET", "PATCH"]
+    assert conn.sent[1]["query"]["fieldSelector"] == "metadata.name=md-0"
+    patch = conn.sent[3]["body"]
+    assert patch["metadata"]["resourceVersion"] == "4711"
+    assert patch["spec"]["rollout"]["after"].endswith("Z")
+    assert out.result["results"][0]["patch"] == patch
+
+
+def test_conflict_rereads_replans_and_retries(conn):
+    md = objs.machine_deployment()
+    newer = copy.deepcopy(md)
+    newer["metadata"]["resourceVersion"] = "5000"
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=409, body={"reason": "Conflict", "message": "the object has been modified"})
+    conn.add("PATCH", MDS + "/md-0", body=newer)
+    conn.add("GET", MDS + "/md-0", body=newer)
+    out = run(FakeModule(name="md-0"))
+    assert not out.failed, out.result
+    patches = [s for s in conn.sent if s["method"] == "PATCH"]
+    assert [p["body"]["metadata"]["resourceVersion"] for p in patches] == ["4711", "5000"]
+
+
+def test_conflict_on_a_now_paused_object_stops(conn):
+    md = objs.machine_deployment()
+    paused = copy.deepcopy(md)
+    paused["spec"]["paused"] = True
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=409, body={"reason": "Conflict", "message": "modified"})
+    conn.add("GET", MDS + "/md-0", body=paused)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "paused"
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1
+
+
+def test_check_mode_sends_no_write_and_returns_diff(conn):
+    conn.add("GET", MDS, body=md_list(objs.machine_deployment()))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    out = run(FakeModule(check_mode=True, diff=True, name="md-0"))
+    assert out.result["changed"] is True
+    assert all(s["method"] == "GET" for s in conn.sent)
+    assert "after:" in out.result["diff"][0]["after"]
+    assert out.result["results"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
+
+
+def test_one_refusal_fails_many_before_any_write(conn):
+    ok = objs.machine_deployment(name="md-0")
+    paused = objs.machine_deployment(name="md-1")
+    paused["spec"]["paused"] = True
+    conn.add("GET", MDS, body=md_list(ok, paused))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    out = run(FakeModule(names=["md-0", "md-1"]))
+    assert out.failed and out.result["reason"] == "paused"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: ")
+    assert not [s for s in conn.sent if s["method"] == "PATCH"]
+    assert conn.sent[1]["query"].get("fieldSelector") is None
+
+
+def test_not_found_single_name_lists_existing(conn):
+    conn.add("GET", MDS, body=md_list())
+    conn.add("GET", MDS, body=md_list(objs.machine_deployment(name="md-0"), objs.machine_deployment(name="md-1")))
+    out = run(FakeModule(name="md-9"))
+    assert out.failed and out.result["reason"] == "not_found"
+    assert "md-0, md-1" in out.result["msg"]
+
+
+def test_empty_names_selects_nothing(conn):
+    out = run(FakeModule(names=[]))
+    assert out.failed and out.result["reason"] == "invalid_selection"
+    assert conn.sent == []
+    info = run(FakeModule(names=[]), verb="info")
+    assert info.result["resources"] == []
+
+
+def test_pause_kcp_resume_is_a_json_patch(conn):
+    kcps = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcontrolplanes"
+    kcp = objs.kubeadm_control_plane()
+    kcp["metadata"].setdefault("annotations", {})["cluster.x-k8s.io/paused"] = "true"
+    listed = copy.deepcopy(kcp)
+    conn.add("GET", kcps, body={"metadata": {"resourceVersion": "9"}, "items": [listed]})
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", kcps + "/c1-cp", body=kcp)
+    out = run(FakeModule(kind="kcp", name="c1-cp", paused=False), verb="pause")
+    assert not out.failed, out.result
+    patch = [s for s in conn.sent if s["method"] == "PATCH"][0]
+    assert patch["content_type"] == "application/json-patch+json"
+    assert {"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"} in patch["body"]
+    assert {"op": "replace", "path": "/metadata/resourceVersion", "value": kcp["metadata"]["resourceVersion"]} in patch["body"]
+
+
+def test_info_for_many_objects_is_a_constant_number_of_requests(conn):
+    mds = [objs.machine_deployment(name=f"md-{i}", cluster=f"c{i % 2}") for i in range(7)]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS, body={"items": [objs.cluster(name="c0"), objs.cluster(name="c1", paused=True)]})
+    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets", body={"items": []})
+    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines", body={"items": []})
+    out = run(FakeModule(machine_sets=True, machines=True), verb="info")
+    assert not out.failed, out.result
+    assert out.result["api_requests"] == 5
+    assert len(out.result["resources"]) == 7
+    paused = {r["name"]: r["paused"] for r in out.result["resources"]}
+    assert paused["md-1"] is True and paused["md-0"] is False

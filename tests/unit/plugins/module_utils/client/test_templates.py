@@ -1,0 +1,307 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""capi_machine_template's flow against a scripted API: requests sent, check mode, conflicts, errors."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client import runner
+from ansible_collections.capi.rollout.plugins.module_utils.client import templates
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as tc
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+
+INFRA = "infrastructure.cluster.x-k8s.io"
+APIS = {"kind": "APIGroupList", "groups": [
+    {"name": "cluster.x-k8s.io", "versions": [{"version": "v1beta2"}, {"version": "v1beta1"}],
+     "preferredVersion": {"version": "v1beta2"}},
+    {"name": "controlplane.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+    {"name": INFRA, "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+]}
+APIS_V1BETA1 = {"kind": "APIGroupList", "groups": [
+    {"name": "cluster.x-k8s.io", "versions": [{"version": "v1beta1"}], "preferredVersion": {"version": "v1beta1"}},
+    {"name": INFRA, "versions": [{"version": "v1beta1"}], "preferredVersion": {"version": "v1beta1"}},
+]}
+RESOURCES = {"kind": "APIResourceList", "groupVersion": f"{INFRA}/v1beta2", "resources": [
+    {"name": "dockermachinetemplates", "kind": "DockerMachineTemplate", "namespaced": True},
+    {"name": "dockermachinetemplates/status", "kind": "DockerMachineTemplate", "namespaced": True},
+    {"name": "dockermachines", "kind": "DockerMachine", "namespaced": True},
+]}
+DISCOVERY = f"/apis/{INFRA}/v1beta2"
+DMTS = f"/apis/{INFRA}/v1beta2/namespaces/default/dockermachinetemplates"
+MD = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments/c1-md-0"
+KCP = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcontrolplanes/c1-control-plane"
+NOT_FOUND = {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404, "message": "not found"}
+
+
+class Exit(Exception):
+    def __init__(self, result, failed):
+        super(Exit, self).__init__(result.get("msg"))
+        self.result = result
+        self.failed = failed
+
+
+class FakeModule(object):
+    _name = "capi_machine_template"
+
+    def __init__(self, check_mode=False, diff=False, **params):
+        self.params = {key: value.get("default") for key, value in args.AUTH_ARG_SPEC.items()}
+        self.params.update({"namespace": "default", "source": None, "from_object": None, "overrides": {}, "name": None,
+                            "labels": None, "annotations": None, "force": False,
+                            "host": "https://fake:6443", "api_key": "t"})
+        self.params.update(params)
+        self.check_mode = check_mode
+        self._diff = diff
+        self.no_log_values = set()
+        self.warnings = []
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+    def exit_json(self, **result):
+        raise Exit(result, False)
+
+    def fail_json(self, **result):
+        raise Exit(result, True)
+
+
+@pytest.fixture
+def conn(monkeypatch):
+    fake = FakeConnection()
+    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    return fake
+
+
+def dmt(name="c1-md-0-a1b2c", version="v1beta2", spec=None, labels=None, annotations=None):
+    meta = {"name": name, "namespace": "default", "uid": "u-1", "resourceVersion": "10",
+            "labels": {"cluster.x-k8s.io/cluster-name": "c1"} if labels is None else labels,
+            "managedFields": [{"manager": "x"}]}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": f"{INFRA}/{version}", "kind": "DockerMachineTemplate", "metadata": meta,
+            "spec": {"template": {"spec": {"customImage": "kindest/node:v1.30.4"} if spec is None else spec}}}
+
+
+def md(infra_ref, labels=None):
+    return {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+            "metadata": {"name": "c1-md-0", "namespace": "default", "labels": labels or {}},
+            "spec": {"clusterName": "c1", "template": {"spec": {"clusterName": "c1", "infrastructureRef": infra_ref}}}}
+
+
+def run(module):
+    with pytest.raises(Exit) as done:
+        templates.run_machine_template(module)
+    return done.value
+
+
+def sent(conn):
+    return [(entry["method"], entry["path"]) for entry in conn.sent]
+
+
+OVERRIDES = {"customImage": "kindest/node:v1.31.0"}
+
+
+def expected_name(source=None, overrides=None):
+    return tc.plan_clone(source or dmt(), OVERRIDES if overrides is None else overrides)["name"]
+
+
+def created(body):
+    out = copy.deepcopy(body)
+    out["metadata"].update({"uid": "u-2", "resourceVersion": "11"})
+    return out
+
+
+def script_from_md(conn, target_status=404, target_body=None):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "c1-md-0-a1b2c"}))
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    name = expected_name()
+    conn.add("GET", f"{DMTS}/{name}", status=target_status, body=target_body if target_body is not None else NOT_FOUND)
+    return name
+
+
+def test_clone_from_machine_deployment_creates_with_six_requests(conn):
+    name = script_from_md(conn)
+    plan_object = tc.plan_clone(dmt(), OVERRIDES)["object"]
+    conn.add("POST", DMTS, status=201, body=created(plan_object))
+    done = run(FakeModule(from_object={"kind": "md", "name": "c1-md-0"}, overrides=OVERRIDES))
+    assert not done.failed, done.result["msg"]
+    res = done.result
+    assert res["changed"] is True and res["created"] is True
+    assert res["infrastructure_ref"] == {"api_group": INFRA, "kind": "DockerMachineTemplate", "name": name}
+    assert res["source_ref"]["name"] == "c1-md-0-a1b2c"
+    assert res["source_ref"]["from_object"] == "machinedeployment/default/c1-md-0"
+    assert res["template"]["metadata"]["uid"] == "u-2" and "managedFields" not in res["template"]["metadata"]
+    assert res["changes"] == [{"path": "spec.template.spec.customImage", "before": "kindest/node:v1.30.4",
+                               "after": "kindest/node:v1.31.0"}]
+    assert "diff" not in res
+    assert sent(conn) == [("GET", "/apis"), ("GET", MD), ("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"),
+                          ("GET", f"{DMTS}/{name}"), ("POST", DMTS)]
+    assert res["api_requests"] == 6
+    assert conn.sent[-1]["body"] == plan_object
+
+
+def test_check_mode_sends_no_write_and_shows_the_diff(conn):
+    name = script_from_md(conn)
+    done = run(FakeModule(check_mode=True, diff=True, from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    res = done.result
+    assert not done.failed and res["changed"] is True and res["created"] is True
+    assert all(method == "GET" for method, _path in sent(conn))
+    assert res["template"]["metadata"]["name"] == name and "uid" not in res["template"]["metadata"]
+    assert res["diff"]["before"] == "" and f"name: \"{name}\"" in res["diff"]["after"]
+    assert "would be created" in res["message"]
+
+
+def test_existing_target_with_same_spec_is_unchanged(conn):
+    existing = created(tc.plan_clone(dmt(), OVERRIDES)["object"])
+    script_from_md(conn, target_status=200, target_body=existing)
+    done = run(FakeModule(diff=True, from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    assert not done.failed and done.result["changed"] is False and done.result["created"] is False
+    assert "diff" not in done.result
+    assert "POST" not in [method for method, _path in sent(conn)]
+    assert done.result["api_requests"] == 5
+
+
+def test_existing_target_with_other_spec_fails_with_nothing_written(conn):
+    existing = created(tc.plan_clone(dmt(), OVERRIDES)["object"])
+    existing["spec"]["template"]["spec"]["customImage"] = "kindest/node:v1.29.0"
+    name = script_from_md(conn, target_status=200, target_body=existing)
+    done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    assert done.failed
+    assert done.result["msg"].startswith(f"dockermachinetemplate/default/{name}: already exists with a different spec")
+    assert done.result["reason"] == "template_conflict" and "set name to a new template name" in done.result["msg"]
+    assert done.result["changed"] is False
+    assert "POST" not in [method for method, _path in sent(conn)]
+
+
+def test_source_with_api_version_needs_no_group_list(conn):
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    conn.add("GET", f"{DMTS}/new", status=404, body=NOT_FOUND)
+    done = run(FakeModule(check_mode=True, name="new", overrides=OVERRIDES,
+                          source={"name": "c1-md-0-a1b2c", "kind": "DockerMachineTemplate", "api_version": f"{INFRA}/v1beta2",
+                                  "api_group": None}))
+    assert not done.failed, done.result["msg"]
+    assert sent(conn) == [("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"), ("GET", f"{DMTS}/new")]
+
+
+def test_source_with_api_group_discovers_the_version(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c-copy", status=404, body=NOT_FOUND)
+    done = run(FakeModule(check_mode=True, name="c1-md-0-a1b2c-copy",
+                          source={"name": "c1-md-0-a1b2c", "kind": "DockerMachineTemplate", "api_group": None,
+                                  "api_version": None}))
+    assert not done.failed, done.result["msg"]
+    assert sent(conn)[0] == ("GET", "/apis") and len(conn.sent) == 4
+
+
+def test_v1beta1_ref_of_a_control_plane_uses_its_served_version(conn):
+    apis = copy.deepcopy(APIS_V1BETA1)
+    apis["groups"].append({"name": "controlplane.cluster.x-k8s.io", "versions": [{"version": "v1beta1"}],
+                           "preferredVersion": {"version": "v1beta1"}})
+    conn.add("GET", "/apis", body=apis)
+    kcp = {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlane",
+           "metadata": {"name": "c1-control-plane", "namespace": "default"},
+           "spec": {"machineTemplate": {"infrastructureRef": {
+               "apiVersion": f"{INFRA}/v1beta1", "kind": "DockerMachineTemplate", "name": "c1-cp-1", "namespace": "default"}}}}
+    conn.add("GET", KCP.replace("v1beta2", "v1beta1"), body=kcp)
+    conn.add("GET", DISCOVERY.replace("v1beta2", "v1beta1"), body=RESOURCES)
+    dmts = DMTS.replace("v1beta2", "v1beta1")
+    source = dmt("c1-cp-1", version="v1beta1")
+    conn.add("GET", f"{dmts}/c1-cp-1", body=source)
+    name = expected_name(source)
+    conn.add("GET", f"{dmts}/{name}", status=404, body=NOT_FOUND)
+    done = run(FakeModule(check_mode=True, from_object={"kind": "KubeadmControlPlane", "name": "c1-control-plane"},
+                          overrides=OVERRIDES))
+    assert not done.failed, done.result["msg"]
+    assert done.result["template"]["apiVersion"] == f"{INFRA}/v1beta1"
+    assert done.result["infrastructure_ref"]["name"] == name
+    assert len(conn.sent) == 5
+
+
+def test_missing_source_names_the_object_and_the_machine_deployment(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "gone"}))
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/gone", status=404, body=NOT_FOUND)
+    done = run(FakeModule(from_object={"name": "c1-md-0"}))
+    assert done.failed and done.result["reason"] == "source_not_found"
+    assert done.result["msg"].startswith("dockermachinetemplate/default/gone: DockerMachineTemplate default/gone "
+                                         "(the infrastructure template of machinedeployment/default/c1-md-0) does not exist")
+
+
+def test_missing_machine_deployment(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, status=404, body=NOT_FOUND)
+    done = run(FakeModule(from_object={"name": "c1-md-0"}))
+    assert done.failed and done.result["msg"].startswith("machinedeployment/default/c1-md-0: MachineDeployment")
+    assert done.result["reason"] == "not_found"
+
+
+def test_unknown_kind_lists_the_served_kinds(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    done = run(FakeModule(source={"name": "x", "kind": "AWSMachineTemplate", "api_group": INFRA, "api_version": None}))
+    assert done.failed and done.result["reason"] == "kind_not_served"
+    assert "DockerMachineTemplate" in done.result["msg"] and done.result["msg"].startswith("awsmachinetemplate/default/x:")
+
+
+def test_forbidden_create_names_the_verb_and_resource(conn):
+    script_from_md(conn)
+    conn.add("POST", DMTS, status=403, body={"kind": "Status", "code": 403, "reason": "Forbidden", "message": "nope"})
+    done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    assert done.failed and done.result["reason"] == "forbidden"
+    assert "cannot create dockermachinetemplates" in done.result["msg"]
+    assert done.result["msg"].startswith("dockermachinetemplate/default/")
+
+
+def test_concurrent_create_of_the_same_template_is_unchanged(conn):
+    plan_object = tc.plan_clone(dmt(), OVERRIDES)["object"]
+    name = plan_object["metadata"]["name"]
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "c1-md-0-a1b2c"}))
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    conn.add("GET", f"{DMTS}/{name}", status=404, body=NOT_FOUND)
+    conn.add("GET", f"{DMTS}/{name}", status=200, body=created(plan_object))
+    conn.add("POST", DMTS, status=409, body={"kind": "Status", "code": 409, "reason": "AlreadyExists", "message": "exists"})
+    done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    assert not done.failed, done.result["msg"]
+    assert done.result["changed"] is False
+    assert [m for m, _p in sent(conn)].count("POST") == 1
+
+
+def test_pruned_fields_are_a_warning(conn):
+    overrides = dict(OVERRIDES, customImag="typo")
+    plan_object = tc.plan_clone(dmt(), overrides)["object"]
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "c1-md-0-a1b2c"}))
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    conn.add("GET", f"{DMTS}/{plan_object['metadata']['name']}", status=404, body=NOT_FOUND)
+    answer = created(plan_object)
+    answer["spec"]["template"]["spec"].pop("customImag")
+    conn.add("POST", DMTS, status=201, body=answer)
+    module = FakeModule(from_object={"name": "c1-md-0"}, overrides=overrides)
+    done = run(module)
+    assert not done.failed and done.result["changed"] is True
+    assert any("spec.template.spec.customImag" in text and "typos" in text for text in module.warnings)
+
+
+def test_topology_owned_machine_deployment_is_refused(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "c1-md-0-a1b2c"},
+                                labels={"topology.cluster.x-k8s.io/owned": ""}))
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
+    done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
+    assert done.failed and done.result["reason"] == "topology_owned"
+    assert "machinedeployment/default/c1-md-0" in done.result["msg"]
+    assert len(conn.sent) == 4

@@ -14,6 +14,9 @@ description:
     its replicas, whether its rollout is complete (and if not, what it waits for), a scheduled rollout trigger,
     its machine template, revision and conditions.
   - Optionally returns the MachineSets (revisions) and Machines each object owns.
+  - With O(history=true), returns each object's rollout history, newest revision first, like
+    C(kubectl rollout history) - merged from the MachineSets still in the cluster and the history record
+    this collection writes on the object with every template change. O(revision) shows one revision in full.
   - Works with Cluster API v1beta1 (CAPI up to v1.10) and v1beta2 (CAPI v1.11 and later) objects; the served
     version is found with one discovery request, v1beta2 is used when served.
   - Without O(name), O(names), O(cluster_name) and O(label_selectors) every object of O(kind) in O(namespace)
@@ -23,6 +26,24 @@ description:
 author:
   - capi.rollout contributors (@capi-rollout)
 options:
+  history:
+    description:
+      - Also return the rollout history of each object (RV(resources[].history)), newest revision first.
+      - A revision is known from a MachineSet that still has it (also through its
+        C(machinedeployment.clusters.x-k8s.io/revision-history)) and from the history record
+        (annotation C(rollout.capi-rollout.dev/history)) that C(capi_rollout_restart) and C(capi_rollout_undo) write
+        with every template change. When both know a revision, the MachineSet wins.
+      - Cluster API v1.11 and later delete old MachineSets once a rollout completes, so there older revisions
+        are known only from the record. A KubeadmControlPlane has only the record.
+      - Costs one more list request (the MachineSets of the namespace), whatever the number of objects.
+    type: bool
+    default: false
+  revision:
+    description:
+      - Show only this revision, in full (RV(resources[].history) then has one element), like
+        C(kubectl rollout history --revision). Implies O(history=true).
+      - A revision that is not known fails the task; the message lists the revisions that exist.
+    type: int
   machine_sets:
     description:
       - Also return the MachineSets each MachineDeployment owns (RV(resources[].machine_sets)), newest revision first.
@@ -49,6 +70,7 @@ attributes:
 seealso:
   - module: capi.rollout.capi_rollout_restart
   - module: capi.rollout.capi_rollout_pause
+  - module: capi.rollout.capi_rollout_undo
   - name: Cluster API book, MachineDeployment rollouts
     description: How rollouts, rolloutAfter and paused work.
     link: https://cluster-api.sigs.k8s.io/tasks/upgrading-clusters
@@ -78,6 +100,23 @@ EXAMPLES = r'''
     cluster_name: prod-eu-1
     machine_sets: true
     machines: true
+
+- name: Rollout history of one MachineDeployment, newest revision first
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    history: true
+  register: info
+
+- name: Revisions with their template and reason
+  ansible.builtin.debug:
+    msg: "{{ info.resources[0].history | map(attribute='revision') | list }}"
+
+- name: One revision in full (the MachineSet template when the MachineSet still exists)
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    revision: 3
 
 - name: Wait until the rollouts of all GPU pools have finished
   capi.rollout.capi_rollout_info:
@@ -270,6 +309,51 @@ resources:
           template: {version: v1.31.2, infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io,
                      kind: DockerMachineTemplate, name: md-0-v2}, bootstrap_ref: null, data_secret_name: null,
                      failure_domain: null}
+    history:
+      description:
+        - The object's revisions, newest first (with O(revision), only that revision).
+        - C(template) is the rollout identity of the revision (C(version), C(infrastructure_ref), C(bootstrap_ref),
+          C(data_secret_name), C(failure_domain)).
+        - C(source) is V(machineset) (known from a MachineSet only), V(record) (from the history record only) or
+          V(both); C(current) marks the highest revision whose template equals the object's.
+        - C(time) is the recorded time of the change, or the MachineSet's creation time. C(action), C(reason),
+          C(rollout_id) and C(actor) come from the record; C(machine_set) and C(replicas) from the MachineSet.
+        - C(reused_as) is set when the revision is only known through a MachineSet's revision history (the MachineSet
+          now has that revision number). C(note) says when the record and the MachineSet disagree.
+        - With O(revision), also C(record) (the raw record entry), C(replaced) (the template the change replaced)
+          and, when a MachineSet has the revision, C(machine_set_template) (its complete C(spec.template) without
+          the C(machine-template-hash) label), C(machine_set_created), C(machine_set_replicas) and
+          C(revision_history).
+      returned: when O(history=true) or O(revision) is given
+      type: list
+      elements: dict
+      sample:
+        - revision: 4
+          current: true
+          source: both
+          template: {version: v1.30.4, infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io,
+                     kind: DockerMachineTemplate, name: md-0-v1}, bootstrap_ref: {api_group: bootstrap.cluster.x-k8s.io,
+                     kind: KubeadmConfigTemplate, name: md-0}, data_secret_name: null, failure_domain: null}
+          time: "2026-03-01T12:00:00Z"
+          action: rolled_back
+          reason: bad image
+          rollout_id: chg-981
+          actor: "awx-job/4711 (awx.example.com)"
+          machine_set: prod-eu-1-md-0-x7k2p
+          replicas: 3
+        - revision: 3
+          current: false
+          source: record
+          template: {version: v1.30.4, infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io,
+                     kind: DockerMachineTemplate, name: md-0-v2}, bootstrap_ref: {api_group: bootstrap.cluster.x-k8s.io,
+                     kind: KubeadmConfigTemplate, name: md-0}, data_secret_name: null, failure_domain: null}
+          time: "2026-02-28T09:30:00Z"
+          action: restarted
+          reason: new image
+          rollout_id: chg-977
+          actor: "awx-job/4702 (awx.example.com)"
+          machine_set: null
+          replicas: null
     machines:
       description: Machines owned by the object.
       returned: when O(machines=true)
@@ -315,6 +399,8 @@ def main():
             args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
             machine_sets={"type": "bool", "default": False},
             machines={"type": "bool", "default": False},
+            history={"type": "bool", "default": False},
+            revision={"type": "int"},
         ),
         mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
         supports_check_mode=True,

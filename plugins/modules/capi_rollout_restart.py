@@ -23,6 +23,13 @@ description:
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
     recorded on the object (annotation C(rollout.capi-rollout.dev/last), outside C(spec.template)) and a later
     run with the same id changes nothing.
+  - Every restart and template switch is also recorded in the object's rollout history (annotation
+    C(rollout.capi-rollout.dev/history), outside C(spec.template)) in the same patch - the revision it produces,
+    the time, the template it replaced and the one it wrote, O(rollout_id), O(reason) and who made it. The
+    history is shown by M(capi.rollout.capi_rollout_info) with O(capi.rollout.capi_rollout_info#module:history=true)
+    and lets M(capi.rollout.capi_rollout_undo) go back to a template after Cluster API deleted its MachineSet.
+  - The recorded C(actor) is the Kubernetes user when the credential names it (O(impersonate_user), a client
+    certificate, a service account token), else the AWX/AAP job (C(JOB_ID), C(AWX_HOST)), else C(user@host).
 author:
   - capi.rollout contributors (@capi-rollout)
 options:
@@ -64,6 +71,13 @@ options:
           - Full C(group/version) to write into a v1beta1 reference. Only needed when the API group changes on a
             v1beta1 object; the current version is kept otherwise. Ignored for v1beta2 objects.
         type: str
+  history_limit:
+    description:
+      - How many entries the object's rollout history keeps; the oldest are dropped when a new one is written.
+      - The history never exceeds 16 KiB, whatever this says (Kubernetes allows 256 KiB for all annotations
+        of an object together, and Cluster API copies them to MachineSets).
+    type: int
+    default: 10
   rollout_id:
     description:
       - Identifier of this rollout, for example a change ticket. Recorded on the object with the time and
@@ -90,6 +104,7 @@ attributes:
 seealso:
   - module: capi.rollout.capi_rollout_info
   - module: capi.rollout.capi_rollout_pause
+  - module: capi.rollout.capi_rollout_undo
   - name: clusterctl alpha rollout
     description: The command this module follows.
     link: https://cluster-api.sigs.k8s.io/clusterctl/commands/alpha-rollout
@@ -227,6 +242,12 @@ results:
       description: The MachineDeployment's revision before the change (null for control planes).
       type: int
       sample: 3
+    history_revision:
+      description:
+        - The revision recorded in the history for this change (the revision the rollout produces); null when
+          nothing changed.
+      type: int
+      sample: 4
     rollout_after:
       description: The rollout trigger time after the change (unchanged value when nothing changed).
       type: str
@@ -288,6 +309,7 @@ def main():
             }},
             rollout_id={"type": "str"},
             reason={"type": "str"},
+            history_limit={"type": "int", "default": 10},
         ),
         mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
         required_one_of=args.TARGET_REQUIRED_ONE_OF,

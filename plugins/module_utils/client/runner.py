@@ -13,7 +13,9 @@ import datetime
 
 from ansible.module_utils.basic import missing_required_lib
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import identity
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import undo as undo_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.args import auth_params
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
     KUBERNETES_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
@@ -25,6 +27,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Waiter, WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause as pauses
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
@@ -141,13 +144,17 @@ def run_info(module):
         if params.get("wait") and objects:
             objects = run.wait(selected, objects, _start_rv(selected, objects))
         machine_sets = machines = None
-        if params.get("machine_sets") and selected.kind == apiversion.MACHINE_DEPLOYMENT:
+        history = params.get("history") or params.get("revision") is not None
+        if (params.get("machine_sets") or history) and selected.kind == apiversion.MACHINE_DEPLOYMENT:
             machine_sets, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
-        elif params.get("machine_sets"):
+        elif params.get("machine_sets") or history:
             machine_sets = []
         if params.get("machines"):
             machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
-        resources = _entries(objects, clusters, selected.version, utcnow(), machine_sets, machines)
+        resources = _entries(objects, clusters, selected.version, utcnow(),
+                             machine_sets if params.get("machine_sets") else None, machines)
+        if history:
+            _add_history(module, objects, resources, machine_sets, selected.version, params.get("revision"))
     except WaitFailed as err:
         run.fail(err, resources=_entries(err.objects, {}, selected.version, utcnow()))
     except (RolloutError, ApiError, TransportError) as err:
@@ -155,27 +162,45 @@ def run_info(module):
     module.exit_json(**run.result(changed=False, resources=resources))
 
 
+def _add_history(module, objects, resources, machine_sets, version, revision):
+    """``history`` of every entry (core.history.history_info): all revisions newest first, or with
+    ``revision`` only that one in full (an unknown revision fails, listing those there are)."""
+    for obj, entry in zip(objects, resources):
+        info = hist.history_info(obj, machine_sets, api_version=version, revision=revision)
+        entry["history"] = info["history"]
+        for warning in info["warnings"]:
+            module.warn(f"{entry.get('ref') or entry.get('name')}: {warning}")
+
+
 # ---------------------------------------------------------------------------------------------
-# capi_rollout_restart / capi_rollout_pause
+# capi_rollout_restart / capi_rollout_pause / capi_rollout_undo
 
 
-def _restart_planner(params):
-    def plan(obj, cluster, version, now):
-        return restarts.plan_restart(obj, now, api_version=version, cluster=cluster, after=params.get("after"),
-                                     infrastructure_ref=params.get("infrastructure_ref"), force=params.get("force"),
-                                     rollout_id=params.get("rollout_id"), reason=params.get("reason"))
+def _restart_planner(run, selected, clusters, now, actor):
+    params = run.module.params
+
+    def plan(obj):
+        return restarts.plan_restart(obj, now, api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
+                                     after=params.get("after"), infrastructure_ref=params.get("infrastructure_ref"),
+                                     force=params.get("force"), rollout_id=params.get("rollout_id"),
+                                     reason=params.get("reason"), actor=actor, history_limit=params.get("history_limit"))
     return plan
 
 
-def _pause_planner(params):
-    def plan(obj, cluster, version, now):
-        return pauses.plan_pause(obj, paused=params["paused"], api_version=version, cluster=cluster, now=now,
-                                 rollout_id=params.get("rollout_id"), reason=params.get("reason"),
+def _pause_planner(run, selected, clusters, now, actor):
+    params = run.module.params
+
+    def plan(obj):
+        return pauses.plan_pause(obj, paused=params["paused"], api_version=selected.version,
+                                 cluster=clusters.get(views.cluster_name_of(obj)), now=now,
+                                 rollout_id=params.get("rollout_id"), reason=params.get("reason"), actor=actor,
                                  record=params.get("rollout_id") is not None or params.get("reason") is not None)
     return plan
 
 
-PLANNERS = {"restart": _restart_planner, "pause": _pause_planner}
+# verb -> planner factory (run, selected, clusters, now, actor) -> plan(obj). Factories may read
+# more (a constant number of requests) before returning; every refusal fails before any write.
+PLANNERS = {"restart": _restart_planner, "pause": _pause_planner, "undo": undo_client.make_planner}
 
 
 def _check_templates(run, planned):
@@ -209,7 +234,8 @@ def _sendable(plan):
 
 def _result_entry(plan):
     keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
-            "revision_before", "rollout_after")
+            "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
+            "target_machine_set", "target_template")
     entry = {key: plan.get(key) for key in keep if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     entry["patch"] = _sendable(plan) if plan["changed"] else None
@@ -222,14 +248,19 @@ def _selects_nothing(params):
 
 
 def run_change(module, verb):
-    """Shared flow of capi_rollout_restart (verb "restart") and capi_rollout_pause ("pause")."""
+    """Shared flow of capi_rollout_restart (verb "restart"), capi_rollout_pause ("pause") and
+    capi_rollout_undo ("undo")."""
     params = module.params
     if _selects_nothing(params):
         module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
                          reason="invalid_selection", changed=False, results=[], progress=[], api_requests=0)
+    if verb == "undo":
+        try:
+            undo_client.refuse_kind(params, utcnow())
+        except RolloutError as err:
+            module.fail_json(**dict(err.to_dict(), changed=False, results=[], progress=[], api_requests=0))
     run = Run(module)
     run.connect()
-    planner = PLANNERS[verb](params)
     results = []
     diffs = []
     selected = None
@@ -237,13 +268,11 @@ def run_change(module, verb):
         selected = run.select(require_match=True)
         clusters = run.clusters(selected)
         now = utcnow()
-
-        def plan_for(obj):
-            return planner(obj, clusters.get(views.cluster_name_of(obj)), selected.version, now)
-
         # Every object is planned before anything is written: one refusal fails the task untouched.
+        plan_for = PLANNERS[verb](run, selected, clusters, now, identity.actor_for(run.api.connection))
         planned = [(obj, plan_for(obj)) for obj in selected.objects]
-        _check_templates(run, planned)
+        if verb == "restart":
+            _check_templates(run, planned)
         final = {}
         for obj, plan in planned:
             if plan["changed"] and not module.check_mode:

@@ -1,0 +1,339 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: capi_rollout_undo
+short_description: Roll Cluster API MachineDeployments back to an earlier revision
+version_added: 0.1.0
+description:
+  - Restores the machine template of a MachineDeployment to the one of an earlier revision, like
+    C(clusterctl alpha rollout undo) (deprecated in Cluster API v1.8, removed in v1.11), on every Cluster API
+    version. The result is an ordinary rollout.
+  - O(to_revision=0) (the default) picks the previous revision, chosen like clusterctl - the second-highest revision
+    known. Any other number picks that revision.
+  - The target template comes from a MachineSet that still has the revision, else from the history record
+    (annotation C(rollout.capi-rollout.dev/history)) that this collection writes with every template change. On
+    Cluster API v1.11 and later, which delete old MachineSets once a rollout completes, the record is the usual
+    source. M(capi.rollout.capi_rollout_info) with O(capi.rollout.capi_rollout_info#module:history=true) lists the
+    revisions there are.
+  - Only the template identity is written - C(version), C(infrastructureRef), C(bootstrap) (C(configRef) or
+    C(dataSecretName)) and C(failureDomain). Labels, annotations, timeouts and every other field that Cluster API
+    propagates in place are left alone (clusterctl copied the whole MachineSet template).
+  - The undo is recorded in the history in the same patch, with the revision it produces, so an undo can itself
+    be undone.
+  - Refuses, with nothing written and a message that says why and what to do - a KubeadmControlPlane
+    (control-plane and etcd downgrades are unsupported by kubeadm and Kubernetes), a paused MachineDeployment,
+    the C(cluster.x-k8s.io/paused) annotation or a paused Cluster, a revision that is not known (the message
+    lists those that are), a MachineDeployment managed by a Cluster topology (unless O(force=true)), a target
+    C(version) that breaks the Kubernetes version skew policy against the control plane (unless O(force=true)),
+    and a target whose infrastructure or bootstrap template no longer exists. The failure result carries a
+    machine-readable RV(reason).
+  - When several objects are selected, all are checked first; one refusal fails the task before any change.
+author:
+  - capi.rollout contributors (@capi-rollout)
+options:
+  kind:
+    description:
+      - Only V(MachineDeployment) (or V(md)) has revisions. V(KubeadmControlPlane) is refused before any request,
+        with the reason - roll a control plane forward instead.
+    type: str
+    default: MachineDeployment
+  to_revision:
+    description:
+      - The revision to go back to. V(0) is the previous revision (the second-highest known, as clusterctl chose).
+      - After a plain restart the previous revision has the same template as the current one, so V(0) then
+        changes nothing; give the revision number to go back further.
+    type: int
+    default: 0
+  force:
+    description:
+      - Roll back a MachineDeployment managed by a Cluster topology (ClusterClass) anyway. The topology controller
+        reverts the change on its next reconcile unless the Cluster topology is changed too; a warning says so.
+      - Roll back to a C(version) that breaks the Kubernetes version skew policy against the control plane (newer
+        minor than the control plane, too many minors older, or a kubeadm worker on another minor). Cluster API's
+        MachineSet preflight checks will then hold the new Machines unless
+        C(machineset.cluster.x-k8s.io/skip-preflight-checks) allows them.
+      - Never overrides a missing template, a paused object or an unknown revision.
+    type: bool
+    default: false
+  rollout_id:
+    description:
+      - Identifier of this undo, for example a change ticket. Recorded in the history; when the object already
+        records an undo with this id, nothing is changed (the task is idempotent, also after later changes).
+      - Without it every run is a new undo, which goes back and forth between two templates.
+    type: str
+  reason:
+    description:
+      - Why the undo is done, recorded in the history and the last-action annotation.
+    type: str
+  history_limit:
+    description:
+      - How many entries the object's rollout history keeps; the oldest are dropped when a new one is written.
+      - The history never exceeds 16 KiB, whatever this says.
+    type: int
+    default: 10
+notes:
+  - In check mode nothing is written and O(wait) is skipped.
+  - The control plane version for the skew check is read from the Cluster's C(spec.controlPlaneRef)
+    (C(spec.version) and C(status.version) of a KubeadmControlPlane, or of any control plane with
+    C(spec.version)). When it is not known the check is skipped and a warning says so.
+  - A task costs a constant number of API requests whatever the number of objects - discovery, the
+    MachineDeployments, their Clusters, the MachineSets of the namespace, the control planes and one list per
+    template kind of the targets, then one patch per object that changes.
+extends_documentation_fragment:
+  - capi.rollout.connection
+  - capi.rollout.targets
+  - capi.rollout.targets.wait
+  - capi.rollout.targets.attributes
+attributes:
+  check_mode:
+    description: Nothing is written; RV(results) says what would happen, including the patch that would be sent.
+    support: full
+  diff_mode:
+    description:
+      - Shows before and after of exactly the template fields that would change, as YAML. The history record
+        appears as a one-line summary with the new entry.
+    support: full
+seealso:
+  - module: capi.rollout.capi_rollout_info
+  - module: capi.rollout.capi_rollout_restart
+  - module: capi.rollout.capi_rollout_pause
+  - name: History and undo
+    description: Where the history comes from, its limits, and every refusal of this module with what to do.
+    link: https://github.com/capi-rollout/capi.rollout/blob/main/docs/history-and-undo.md
+  - name: clusterctl alpha rollout
+    description: The command this module follows (C(undo) was removed in Cluster API v1.11).
+    link: https://cluster-api.sigs.k8s.io/clusterctl/commands/alpha-rollout
+'''
+
+EXAMPLES = r'''
+- name: Roll a MachineDeployment back to the previous revision and wait for the Machines
+  capi.rollout.capi_rollout_undo:
+    kubeconfig: ~/.kube/mgmt.yaml
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    rollout_id: CHG-4712
+    reason: new image breaks the GPU driver
+    wait: true
+    wait_timeout: 3600
+    stall_timeout: 900
+
+- name: List the revisions first
+  capi.rollout.capi_rollout_info:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    history: true
+  register: info
+
+- name: Go back to a given revision
+  capi.rollout.capi_rollout_undo:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+    to_revision: 3
+
+- name: Dry run - which revision, which template fields change, the patch
+  capi.rollout.capi_rollout_undo:
+    namespace: fleet-a
+    name: prod-eu-1-md-0
+  check_mode: true
+  diff: true
+  register: plan
+
+- name: Show what would be restored
+  ansible.builtin.debug:
+    msg: "revision {{ plan.results[0].from_revision }} -> {{ plan.results[0].to_revision }}:
+      {{ plan.results[0].target_template }}"
+
+- name: Roll back every MachineDeployment of one cluster, once per change ticket
+  capi.rollout.capi_rollout_undo:
+    namespace: fleet-a
+    cluster_name: prod-eu-1
+    rollout_id: CHG-4713
+
+- name: Undo, and say why when it is refused
+  block:
+    - name: Undo
+      capi.rollout.capi_rollout_undo:
+        namespace: fleet-a
+        name: prod-eu-1-md-0
+  rescue:
+    - name: Report the reason code and the message (what to do)
+      ansible.builtin.debug:
+        msg: "{{ ansible_failed_result.reason }}: {{ ansible_failed_result.msg }}"
+
+- name: Roll back a ClusterClass-managed MachineDeployment anyway (the topology controller will revert it)
+  capi.rollout.capi_rollout_undo:
+    namespace: fleet-a
+    name: prod-eu-1-md-0-abcde
+    force: true
+'''
+
+RETURN = r'''
+changed:
+  description: Whether any object was (in check mode, would be) changed.
+  returned: always
+  type: bool
+  sample: true
+reason:
+  description:
+    - Why the task failed, machine-readable - for example V(control_plane_undo), V(paused), V(cluster_paused),
+      V(topology_owned), V(revision_not_found), V(no_history), V(invalid_revision), V(template_missing),
+      V(version_skew), V(not_found), V(forbidden).
+  returned: on failure
+  type: str
+  sample: revision_not_found
+hint:
+  description: What to do about the failure (also the last sentence of C(msg)).
+  returned: on failure
+  type: str
+  sample: "revisions that exist: 4 (current), 3 (record only), 2, 1 (record only)"
+results:
+  description: One entry per selected object, sorted by name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    ref:
+      description: C(kind/namespace/name) with a lower-case kind.
+      type: str
+      sample: machinedeployment/fleet-a/prod-eu-1-md-0
+    kind:
+      description: Object kind, V(MachineDeployment).
+      type: str
+      sample: MachineDeployment
+    name:
+      description: Object name.
+      type: str
+      sample: prod-eu-1-md-0
+    namespace:
+      description: Object namespace.
+      type: str
+      sample: fleet-a
+    api_version:
+      description: API version the object was read and patched with.
+      type: str
+      sample: cluster.x-k8s.io/v1beta2
+    action:
+      description: V(rolled_back) or V(unchanged) (already at the target template, or O(rollout_id) already applied).
+      type: str
+      sample: rolled_back
+    changed:
+      description: Whether this object was (would be) changed.
+      type: bool
+      sample: true
+    message:
+      description: What was done, or why nothing was done.
+      type: str
+      sample: "machinedeployment/fleet-a/prod-eu-1-md-0: spec.template restored from revision 3 (the history record)"
+    from_revision:
+      description: The current revision before the undo.
+      type: int
+      sample: 4
+    to_revision:
+      description: The revision whose template is restored; null when O(rollout_id) was already applied.
+      type: int
+      sample: 3
+    history_revision:
+      description: The revision the rollout produces, as recorded in the history; null when nothing changed.
+      type: int
+      sample: 5
+    target_source:
+      description: Where the target template came from, V(machineset) or V(record).
+      type: str
+      sample: record
+    target_machine_set:
+      description: The MachineSet that has the target revision, if one still exists.
+      type: str
+      sample: null
+    target_template:
+      description: The restored template identity (C(version), C(infrastructure_ref), C(bootstrap_ref),
+        C(data_secret_name), C(failure_domain)).
+      type: dict
+      sample: {version: v1.30.4, infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate,
+               name: md-0-v1}, bootstrap_ref: {api_group: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate,
+               name: md-0}, data_secret_name: null, failure_domain: null}
+    revision_before:
+      description: The MachineDeployment's revision annotation before the change.
+      type: int
+      sample: 4
+    patch:
+      description:
+        - The merge patch sent (in check mode, that would be sent), including the C(metadata.resourceVersion) that
+          makes a concurrent change fail with a conflict; null when nothing changes.
+      type: raw
+      sample: {spec: {template: {spec: {infrastructureRef: {name: md-0-v1}}}},
+               metadata: {resourceVersion: "48213", annotations: {rollout.capi-rollout.dev/history: "[...]"}}}
+    patch_type:
+      description: V(merge) (C(application/merge-patch+json)).
+      type: str
+      sample: merge
+    changes:
+      description: Each changed field with its value before and after.
+      type: list
+      elements: dict
+      sample: [{path: spec.template.spec.infrastructureRef.name, before: md-0-v2, after: md-0-v1}]
+    warnings:
+      description: Warnings about this object (also shown as task warnings), for example a check skipped or overridden
+        with O(force).
+      type: list
+      elements: str
+      sample: []
+    status:
+      description: The final state after O(wait), as in RV(capi.rollout.capi_rollout_info#module:resources).
+      returned: when O(wait=true)
+      type: dict
+      sample: {name: prod-eu-1-md-0, rollout: {complete: true}, replicas: {desired: 3, up_to_date: 3}}
+diff:
+  description: Before and after of the changed fields of each changed object, as YAML text.
+  returned: when diff mode is on
+  type: list
+  elements: dict
+  sample:
+    - before: "spec:\n  template:\n    spec:\n      infrastructureRef:\n        name: md-0-v2\n"
+      after: "spec:\n  template:\n    spec:\n      infrastructureRef:\n        name: md-0-v1\n"
+      before_header: machinedeployment/fleet-a/prod-eu-1-md-0 (before)
+      after_header: machinedeployment/fleet-a/prod-eu-1-md-0 (after)
+progress:
+  description: Timestamped lines, one per change of an object's rollout state seen while waiting.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "2026-03-01T12:04:41Z machinedeployment/fleet-a/md-0 successfully rolled out [desired 3, current 3,
+      up-to-date 3, ready 3, available 3]"
+api_requests:
+  description: Number of HTTP requests this task sent to the API server (watches count once per stream).
+  returned: always
+  type: int
+  sample: 8
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_change
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=args.argument_spec(
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            to_revision={"type": "int", "default": 0},
+            force={"type": "bool", "default": False},
+            rollout_id={"type": "str"},
+            reason={"type": "str"},
+            history_limit={"type": "int", "default": 10},
+        ),
+        mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
+        required_one_of=args.TARGET_REQUIRED_ONE_OF,
+        supports_check_mode=True,
+    )
+    run_change(module, "undo")
+
+
+if __name__ == "__main__":
+    main()

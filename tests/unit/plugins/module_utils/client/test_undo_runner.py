@@ -1,0 +1,193 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""capi_rollout_undo's flow and capi_rollout_info history against a scripted API: what is read
+(and how often), the refusals that need the control plane or the templates, nothing written on a
+refusal."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+import json
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import runner
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.test_runner import (
+    APIS, CLUSTERS, MDS, FakeModule, md_list, run,
+)
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
+
+MSS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets"
+KCPS = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcontrolplanes"
+DMTS = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/default/dockermachinetemplates"
+KCTS = "/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmconfigtemplates"
+HISTORY = "rollout.capi-rollout.dev/history"
+GROUPS = copy.deepcopy(APIS)
+GROUPS["groups"] += [
+    {"name": "infrastructure.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+    {"name": "bootstrap.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+]
+
+
+class UndoModule(FakeModule):
+    _name = "capi_rollout_undo"
+
+    def __init__(self, **params):
+        params.setdefault("to_revision", 0)
+        params.setdefault("history_limit", 10)
+        super(UndoModule, self).__init__(**params)
+
+
+@pytest.fixture
+def conn(monkeypatch):
+    fake = FakeConnection()
+    fake.add("GET", "/apis", body=GROUPS)
+    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    monkeypatch.setenv("JOB_ID", "4711")
+    monkeypatch.setenv("AWX_HOST", "awx.example.com")
+    return fake
+
+
+def _cluster():
+    cluster = objs.cluster()
+    cluster["spec"]["controlPlaneRef"] = {"apiGroup": "controlplane.cluster.x-k8s.io", "kind": "KubeadmControlPlane",
+                                          "name": "c1-cp"}
+    return cluster
+
+
+def _scene(conn, kcp_version="v1.30.2", templates=("md-0-infra-v1",), md=None):
+    """MD at revision 2 (infra v2), MachineSets of revision 2 and 1 (infra v1), Cluster -> KCP."""
+    md = md or objs.machine_deployment(infra="md-0-infra-v2", revision="2")
+    sets = [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2"),
+            objs.machine_set(suffix="aaaaa", revision="1", infra="md-0-infra-v1", replicas=0)]
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=_cluster())
+    conn.add("GET", MSS, body={"items": sets})
+    conn.add("GET", KCPS + "/c1-cp", body=objs.kubeadm_control_plane(k8s_version=kcp_version))
+    conn.add("GET", DMTS, body={"items": [{"metadata": {"name": name, "namespace": "default"}} for name in templates]})
+    conn.add("GET", KCTS, body={"items": [{"metadata": {"name": "md-0-bootstrap", "namespace": "default"}}]})
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    return md, sets
+
+
+def _patches(conn):
+    return [s for s in conn.sent if s["method"] == "PATCH"]
+
+
+def test_undo_reads_a_constant_set_and_writes_one_patch(conn):
+    _scene(conn)
+    out = run(UndoModule(name="md-0", reason="bad image"), verb="undo")
+    assert not out.failed, out.result
+    (entry,) = out.result["results"]
+    assert entry["action"] == "rolled_back"
+    assert (entry["from_revision"], entry["to_revision"], entry["history_revision"]) == (2, 1, 3)
+    assert entry["target_source"] == "machineset" and entry["target_machine_set"] == "md-0-aaaaa"
+    assert [(s["method"], s["path"]) for s in conn.sent] == [
+        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", MSS), ("GET", KCPS + "/c1-cp"),
+        ("GET", KCTS), ("GET", DMTS), ("PATCH", MDS + "/md-0")]
+    assert out.result["api_requests"] == 8
+    assert conn.sent[6]["query"]["fieldSelector"] == "metadata.name=md-0-infra-v1"
+    patch = _patches(conn)[0]["body"]
+    assert patch["spec"] == {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v1"}}}}
+    assert patch["metadata"]["resourceVersion"] == "4711"
+    (recorded,) = json.loads(patch["metadata"]["annotations"][HISTORY])
+    assert recorded["actor"] == "awx-job/4711 (awx.example.com)" and recorded["to_revision"] == 1
+    assert recorded["reason"] == "bad image"
+
+
+def test_check_mode_and_diff_write_nothing(conn):
+    _scene(conn)
+    out = run(UndoModule(name="md-0", check_mode=True, diff=True), verb="undo")
+    assert not out.failed, out.result
+    assert out.result["changed"] is True and not _patches(conn)
+    assert "md-0-infra-v1" in out.result["diff"][0]["after"] and "md-0-infra-v2" in out.result["diff"][0]["before"]
+
+
+def test_kubeadm_control_plane_is_refused_before_any_request(conn):
+    out = run(UndoModule(kind="kcp", name="c1-cp"), verb="undo")
+    assert out.failed and out.result["reason"] == "control_plane_undo"
+    assert "downgrades are unsupported" in out.result["msg"]
+    assert out.result["msg"].startswith("kubeadmcontrolplane/default/c1-cp: ")
+    assert conn.sent == [] and out.result["api_requests"] == 0
+
+
+def test_a_missing_template_is_named_and_nothing_is_written(conn):
+    _scene(conn, templates=())
+    out = run(UndoModule(name="md-0", force=True), verb="undo")
+    assert out.failed and out.result["reason"] == "template_missing"
+    assert "DockerMachineTemplate default/md-0-infra-v1" in out.result["msg"]
+    assert not _patches(conn)
+
+
+@pytest.mark.parametrize("kcp_version", ["v1.29.4", "v1.34.0"])
+def test_version_skew_against_the_control_plane_needs_force(conn, kcp_version):
+    _scene(conn, kcp_version=kcp_version)
+    out = run(UndoModule(name="md-0"), verb="undo")
+    assert out.failed and out.result["reason"] == "version_skew"
+    assert kcp_version in out.result["msg"] and not _patches(conn)
+    forced = run(UndoModule(name="md-0", force=True), verb="undo")
+    assert not forced.failed, forced.result
+    assert any("force=true" in w for w in forced.result["results"][0]["warnings"])
+
+
+def test_an_applied_rollout_id_reads_no_machinesets(conn):
+    md = objs.machine_deployment(infra="md-0-infra-v1", revision="3")
+    md["metadata"]["annotations"][HISTORY] = json.dumps([{"revision": 3, "at": objs.NOW_TEXT, "action": "rolled_back",
+                                                          "rollout_id": "chg-1", "to": {"version": "v1.30.2"},
+                                                          "to_revision": 1}])
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=_cluster())
+    out = run(UndoModule(name="md-0", rollout_id="chg-1"), verb="undo")
+    assert not out.failed, out.result
+    assert out.result["changed"] is False and out.result["api_requests"] == 3
+
+
+def test_missing_control_plane_is_a_warning(conn):
+    _scene(conn)
+    conn.answers[("GET", KCPS + "/c1-cp")] = [(404, {"reason": "NotFound"}, {}, None, None)]
+    out = run(UndoModule(name="md-0"), verb="undo")
+    assert not out.failed, out.result
+    warnings = out.result["results"][0]["warnings"]
+    assert any("c1-cp" in w and "not found" in w for w in warnings)
+    assert any("skew was not checked" in w for w in warnings)
+
+
+def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):
+    md = objs.machine_deployment()
+    md["metadata"]["annotations"][HISTORY] = json.dumps(
+        [{"revision": n, "at": objs.NOW_TEXT, "action": "restarted", "to": {"version": "v1.30.2"}} for n in range(1, 4)])
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0", history_limit=2))
+    assert not out.failed, out.result
+    assert out.result["api_requests"] == 4
+    entries = json.loads(_patches(conn)[0]["body"]["metadata"]["annotations"][HISTORY])
+    assert [e["revision"] for e in entries] == [3, 4]
+    assert entries[-1]["actor"] == "awx-job/4711 (awx.example.com)"
+    assert out.result["results"][0]["history_revision"] == 4
+
+
+def test_info_history_costs_one_list_and_revision_shows_one(conn):
+    md = objs.machine_deployment(infra="md-0-infra-v2", revision="2")
+    sets = [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2"),
+            objs.machine_set(suffix="aaaaa", revision="1", infra="md-0-infra-v1", replicas=0)]
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", MSS, body={"items": sets})
+    out = run(FakeModule(history=True, revision=None), verb="info")
+    assert not out.failed, out.result
+    assert out.result["api_requests"] == 4
+    (entry,) = out.result["resources"]
+    assert [(r["revision"], r["current"], r["source"]) for r in entry["history"]] == [(2, True, "machineset"),
+                                                                                      (1, False, "machineset")]
+    assert "machine_sets" not in entry
+    one = run(FakeModule(history=False, revision=1), verb="info")
+    assert [r["revision"] for r in one.result["resources"][0]["history"]] == [1]
+    assert one.result["resources"][0]["history"][0]["machine_set_template"]["spec"]["infrastructureRef"]["name"] == \
+        "md-0-infra-v1"
+    missing = run(FakeModule(revision=7), verb="info")
+    assert missing.failed and missing.result["reason"] == "revision_not_found"
+    assert "2 (current), 1" in missing.result["msg"]

@@ -63,10 +63,8 @@ sim-down: venv ## stop exactly the processes sim-up started
 sim-status: venv ## MachineDeployments per management cluster
 	$(PY) -m capisim status --state $(SIM_STATE)
 
-demo: sim-up ## bring up the demo fleet and show its rollout state through the collection
-	$(PY) -m capisim status --state $(SIM_STATE)
-	$(VENV)/bin/ansible-playbook -i $(SIM_STATE)/inventory.yml playbooks/rollout_status.yml
-	@echo "Fleet is running; inventory: $(SIM_STATE)/inventory.yml. Stop it with: make sim-down"
+demo: sim-up ## bring up the demo fleet, print the check-mode plan, refresh the whole fleet, print where the report is
+	scripts/demo.sh $(VENV) $(SIM_STATE)
 
 clean: ## stop any fleet and remove build output (the API-server cache in ~/.cache stays)
 	-[ -d $(SIM_STATE) ] && $(PY) -m capisim down --state $(SIM_STATE)

@@ -1,0 +1,101 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Action plugin of capi_rollout_wait: run the module in slices and print its progress in between.
+
+A module cannot write to the job output while it runs. This plugin calls the module repeatedly
+(each call waits at most ``progress_interval`` seconds and returns early when an object's state
+changed), prints the new progress lines as they come, carries the wait state (``tracking``) from one
+call to the next, and renews the lock (``lease``) with capi_rollout_lock between calls.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import time
+
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.args import AUTH_OPTIONS
+
+display = Display()
+
+WAIT_MODULE = "capi.rollout.capi_rollout_wait"
+LOCK_MODULE = "capi.rollout.capi_rollout_lock"
+# Calls in a row that return neither progress nor a finished wait before giving up (a safety net
+# against a module that keeps returning at once).
+MAX_IDLE_CALLS = 100000
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+
+    def _show(self, host, lines, verbosity):
+        if display.verbosity < verbosity:
+            return
+        for line in lines:
+            display.display(f"{host} | {line}")
+
+    def _renew(self, task_args, lease, task_vars):
+        module_args = {key: task_args[key] for key in AUTH_OPTIONS if task_args.get(key) is not None}
+        module_args.update({
+            "name": lease.get("name") or "capi-rollout-lock",
+            "namespace": lease.get("namespace") or "default",
+            "holder": lease["holder"],
+            "lease_duration_seconds": int(lease.get("lease_duration_seconds") or 300),
+            "state": "acquired",
+            "wait_timeout": 0,
+        })
+        return self._execute_module(module_name=LOCK_MODULE, module_args=module_args, task_vars=task_vars)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        task_vars = task_vars or {}
+        task_args = dict(self._task.args)
+        host = task_vars.get("inventory_hostname", "localhost")
+        verbosity = int(task_args.get("progress_verbosity") or 0)
+        lease = task_args.get("lease") or None
+        interval = int(task_args.get("progress_interval") or 60)
+        renew_every = None
+        if lease and lease.get("holder"):
+            duration = int(lease.get("lease_duration_seconds") or 300)
+            renew_every = max(duration / 3.0, 1.0)
+            interval = max(1, min(interval, int(renew_every)))
+        task_args["progress_interval"] = interval
+
+        progress = []
+        requests = 0
+        renewals = 0
+        tracking = task_args.pop("tracking", None)
+        last_renewal = time.monotonic()
+        calls = 0
+        while True:
+            module_args = dict(task_args, tracking=tracking)
+            out = self._execute_module(module_name=WAIT_MODULE, module_args=module_args, task_vars=task_vars)
+            calls += 1
+            lines = list(out.get("progress") or [])
+            self._show(host, lines, verbosity)
+            progress.extend(lines)
+            requests += int(out.get("api_requests") or 0)
+            if out.get("failed") or out.get("finished_call", True) or calls >= MAX_IDLE_CALLS:
+                break
+            tracking = out.get("tracking")
+            if renew_every is not None and time.monotonic() - last_renewal >= renew_every:
+                lock = self._renew(task_args, lease, task_vars)
+                requests += int(lock.get("api_requests") or 0)
+                if lock.get("failed"):
+                    out = dict(out, failed=True, reason="lock_lost", phase="failed",
+                               msg=f"lost the lock while waiting: {lock.get('msg') or lock.get('message')}")
+                    break
+                renewals += 1
+                last_renewal = time.monotonic()
+        out["progress"] = progress
+        out["api_requests"] = requests
+        out["lease_renewals"] = renewals
+        out["changed"] = False
+        out.pop("tracking", None)
+        out["tracking"] = {}
+        result.update(out)
+        return result

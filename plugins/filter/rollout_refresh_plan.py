@@ -1,0 +1,124 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: rollout_refresh_plan
+short_description: Plan the hardware refresh of one management cluster
+version_added: 0.1.0
+author:
+  - capi.rollout contributors (@capi-rollout)
+description:
+  - Decides for each selected object (O(_input)) what a hardware refresh does with it, from what the cluster says,
+    never from a local file - so that a re-run with the same O(refresh_id) continues where an earlier run stopped.
+  - V(switch) - move it to its target template (from O(clones)); with C(resume=true) it was switched by this refresh
+    already and its rollout is still running, so the switch is not sent again and the run only waits.
+  - V(unchanged) - it is on its target template and its rollout is complete.
+  - V(skip) - it has blockers (paused, managed by a ClusterClass topology, not healthy or rolling out, a scheduled
+    rollout, strategy OnDelete, a Kubernetes version skew that CAPI's preflight checks would refuse, no target
+    template), or this refresh's undo switched it back.
+  - Then splits the objects to switch into waves - control planes first, then MachineDeployments with a canary wave
+    when O(canary=true) - of at most O(max_in_flight) objects, spread over workload clusters.
+  - Used by the C(capi.rollout.hardware_refresh) role.
+positional: _input
+options:
+  _input:
+    description: The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (see P(capi.rollout.rollout_refresh_targets#filter)).
+    type: list
+    elements: dict
+    required: true
+  clones:
+    description:
+      - The results of M(capi.rollout.capi_machine_template) in check mode, one per object - either the C(results) of
+        a task looped over the objects (each with the object as C(item)), or a dictionary from object reference
+        (C(ref)) to C(ok) (bool), C(msg) (why it failed), C(infrastructure_ref) and C(template).
+    type: raw
+    default: []
+  control_planes:
+    description: Every control plane of the namespaces read, for the version skew check.
+    type: list
+    elements: dict
+    default: []
+  refresh_id:
+    description: The refresh id; the rollout id of every switch.
+    type: str
+    required: true
+  mode:
+    description: V(apply) or V(check) (objects are then V(planned)).
+    type: str
+    default: apply
+  max_in_flight:
+    description: The most objects per wave - a number or a percentage such as V(25%).
+    type: raw
+    default: 1
+  canary:
+    description: Make the first MachineDeployment wave a single object.
+    type: bool
+    default: false
+  restart:
+    description:
+      - Plan a plain restart instead of a template switch - the target is the current template, O(clones) is not
+        needed, objects managed by a Cluster topology may be restarted, and an object counts as done once this
+        O(refresh_id) restarted it.
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Plan
+  ansible.builtin.set_fact:
+    plan: "{{ targets | capi.rollout.rollout_refresh_plan(clones=clone_results, refresh_id='hw-2026-11', max_in_flight=2,
+                                                          canary=true) }}"
+'''
+
+RETURN = r'''
+_value:
+  description: The plan.
+  type: dict
+  contains:
+    objects:
+      description:
+        - One entry per selected object with the fields of the fleet report (C(kind), C(namespace), C(name), C(cluster),
+          C(replicas), C(before), C(after), C(action), C(result), C(blockers), C(started), C(wave)) plus C(ref),
+          C(target_ref), C(resume), C(notes) and C(wave_name).
+      type: list
+      elements: dict
+    waves:
+      description: The waves in order - C(index), C(name), C(kind) and C(objects) (references).
+      type: list
+      elements: dict
+    blocked:
+      description: The objects with blockers.
+      type: list
+      elements: dict
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+
+
+def rollout_refresh_plan(candidates, clones=None, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1,
+                         canary=False, restart=False):
+    if not refresh_id:
+        raise AnsibleFilterError("rollout_refresh_plan: refresh_id is required")
+    if mode not in ("apply", "check"):
+        raise AnsibleFilterError(f"rollout_refresh_plan: mode must be apply or check, got {mode!r}")
+    if not isinstance(candidates or [], (list, tuple)) or not isinstance(clones or {}, (dict, list, tuple)):
+        raise AnsibleFilterError("rollout_refresh_plan: the input must be a list and clones a list or dictionary")
+    if isinstance(clones, (list, tuple)):
+        clones = refresh.clone_outcomes(clones)
+    objects = refresh.plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
+                           refresh_id=str(refresh_id), mode=mode, restart=bool(restart))
+    try:
+        waves = refresh.plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
+    except ValueError as err:
+        raise AnsibleFilterError(f"rollout_refresh_plan: {err}")
+    return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"rollout_refresh_plan": rollout_refresh_plan}

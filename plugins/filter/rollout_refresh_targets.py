@@ -1,0 +1,94 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: rollout_refresh_targets
+short_description: Select the MachineDeployments and control planes a hardware refresh covers
+version_added: 0.1.0
+author:
+  - capi.rollout contributors (@capi-rollout)
+description:
+  - From the MachineDeployments (O(_input)) and KubeadmControlPlanes (O(control_planes)) that
+    M(capi.rollout.capi_rollout_info) read on one management cluster, keeps those a refresh covers - the control
+    planes first (with O(control_plane=true)), then the MachineDeployments.
+  - Control planes belong to the selected workload clusters - those in O(clusters), else (when the
+    MachineDeployments were narrowed by O(names) or label selectors, O(narrowed)) the workload clusters of the
+    selected MachineDeployments, else all.
+  - Used by the C(capi.rollout.hardware_refresh) role.
+positional: _input
+options:
+  _input:
+    description: The MachineDeployments, as RV(capi.rollout.capi_rollout_info#module:resources).
+    type: list
+    elements: dict
+    required: true
+  control_planes:
+    description: The KubeadmControlPlanes, as RV(capi.rollout.capi_rollout_info#module:resources).
+    type: list
+    elements: dict
+    default: []
+  clusters:
+    description: Workload cluster names; empty selects every workload cluster.
+    type: list
+    elements: str
+    default: []
+  names:
+    description: MachineDeployment names, or C(namespace/name); empty selects every MachineDeployment of the clusters.
+    type: list
+    elements: str
+    default: []
+  control_plane:
+    description: Include the control planes of the selected workload clusters.
+    type: bool
+    default: false
+  workers:
+    description: Include the MachineDeployments.
+    type: bool
+    default: true
+  narrowed:
+    description: Whether the MachineDeployments were read with label selectors (so that only their clusters' control
+      planes are selected).
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Control planes and pools of two workload clusters
+  ansible.builtin.set_fact:
+    targets: "{{ md_entries | capi.rollout.rollout_refresh_targets(control_planes=kcp_entries, clusters=['prod-1', 'prod-2'],
+                                                                   control_plane=true) }}"
+'''
+
+RETURN = r'''
+_value:
+  description: The selected entries, control planes first, in the order they were read.
+  type: list
+  elements: dict
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+
+
+def _entries(value, what):
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, dict) for item in value):
+        raise AnsibleFilterError(f"rollout_refresh_targets: {what} must be a list of dictionaries")
+    return list(value)
+
+
+def rollout_refresh_targets(machine_deployments, control_planes=None, clusters=None, names=None, control_plane=False,
+                            workers=True, narrowed=False):
+    return refresh.select_targets(_entries(machine_deployments, "the input"), _entries(control_planes, "control_planes"),
+                                  clusters=clusters or [], names=names or [], control_plane=bool(control_plane),
+                                  workers=bool(workers), narrowed=bool(narrowed))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"rollout_refresh_targets": rollout_refresh_targets}

@@ -1,0 +1,136 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The lock of a management cluster over the API: read the Lease, plan with core.lease, write with the
+resourceVersion that was read. A conflict (409: another writer won, or the Lease was created meanwhile)
+means reading again and planning again, so the loser of a race sees the winner.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import datetime
+import time
+
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
+from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+
+RESOURCE = {"group": leases.GROUP, "plural": leases.PLURAL}
+# Conflicts in a row before giving up (each one means another writer won a race).
+MAX_CONFLICTS = 5
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class LockFailed(RolloutError):
+    """The lock could not be taken (held by another holder after the wait, or endless conflicts);
+    ``result`` holds the module result fields."""
+
+    def __init__(self, msg, result, reason, hint=None):
+        super(LockFailed, self).__init__(msg, hint=hint, reason=reason)
+        self.result = result
+
+
+class Lock(object):
+    """One Lease on one API server."""
+
+    def __init__(self, api, name, namespace, now=utcnow, sleep=time.sleep, clock=time.monotonic):
+        self.api = api
+        self.name = name
+        self.namespace = namespace
+        self.now = now
+        self.sleep = sleep
+        self.clock = clock
+        self.collection = resource_path(leases.GROUP, leases.VERSION, leases.PLURAL, namespace)
+        self.path = resource_path(leases.GROUP, leases.VERSION, leases.PLURAL, namespace, name)
+        self.ref = f"lease/{namespace}/{name}"
+
+    def _error(self, err, verb):
+        return api_error(err, ref=self.ref, verb=verb, resource=RESOURCE, namespace=self.namespace, host=self.api.host)
+
+    def read(self):
+        try:
+            return self.api.get(self.path)
+        except ApiError as err:
+            if err.status == 404:
+                return None
+            raise self._error(err, "get")
+
+    def write(self, plan):
+        """Create or update; None when another writer won the race (409), else the written Lease."""
+        if plan["action"] == leases.CREATE:
+            method, path, verb = "POST", self.collection, "create"
+        else:
+            method, path, verb = "PUT", self.path, "update"
+        try:
+            return self.api.request(method, path, body=plan["body"], verb=verb)
+        except ApiError as err:
+            if err.status == 409:
+                return None
+            if err.status == 404 and verb == "create":
+                raise RolloutError(f"namespace {self.namespace} does not exist", ref=self.ref, reason="not_found",
+                                   hint="give the namespace of the lock (it must exist), for example the one of the "
+                                        "Cluster objects")
+            raise self._error(err, verb)
+
+    @staticmethod
+    def _result(plan, holder, **extra):
+        out = {"changed": False, "action": plan["action"], "holder": holder, "held_by": plan["view"]["holder"],
+               "previous_holder": plan.get("previous_holder", plan["view"]["holder"]), "message": plan["message"],
+               "lease": plan["view"], "waited_seconds": 0, "acquired": False}
+        out.update(extra)
+        return out
+
+    def acquire(self, holder, duration, wait_timeout=0, poll_interval=5, force=False, info=None, check_mode=False):
+        """Take or renew the lock for ``holder``; returns the result fields, raises LockFailed."""
+        started = self.clock()
+        deadline = started + max(wait_timeout or 0, 0)
+        conflicts = 0
+        while True:
+            plan = leases.plan_acquire(self.read(), holder, self.now(), duration, name=self.name, namespace=self.namespace,
+                                       force=force, info=info)
+            waited = int(self.clock() - started)
+            if check_mode:
+                could = plan["action"] != leases.HELD
+                state = leases.describe(plan["view"], self.name, self.namespace)
+                return self._result(plan, holder, changed=could, would_acquire=could, waited_seconds=waited,
+                                    message=f"{state}; {holder} {'could' if could else 'could not'} take it now (check mode)")
+            if plan["action"] == leases.HELD:
+                left = deadline - self.clock()
+                if left <= 0:
+                    stale_in = max(plan["view"]["seconds_left"] or 0, 0)
+                    raise LockFailed(
+                        f"{plan['message']}; waited {waited}s",
+                        self._result(plan, holder, would_acquire=False, waited_seconds=waited), "lock_held",
+                        hint="another run is rolling this management cluster; wait for it to finish, or raise wait_timeout. "
+                             f"If that run is known to be dead, its lock goes stale {stale_in}s from now (or use force=true)")
+                self.sleep(min(max(poll_interval or 1, 1), left))
+                continue
+            if self.write(plan) is None:
+                conflicts += 1
+                if conflicts >= MAX_CONFLICTS:
+                    raise LockFailed(f"{self.ref}: kept changing while taking the lock ({conflicts} conflicts)",
+                                     self._result(plan, holder, would_acquire=False, waited_seconds=waited), "conflict",
+                                     hint="run the task again")
+                continue
+            return self._result(plan, holder, changed=True, acquired=True, would_acquire=True, held_by=holder,
+                                waited_seconds=waited)
+
+    def release(self, holder, check_mode=False):
+        """Give the lock up if ``holder`` holds it; returns the result fields."""
+        conflicts = 0
+        while True:
+            plan = leases.plan_release(self.read(), holder, self.now(), name=self.name, namespace=self.namespace)
+            if plan["action"] != leases.RELEASE:
+                return self._result(plan, holder)
+            if check_mode:
+                return self._result(plan, holder, changed=True)
+            if self.write(plan) is not None:
+                return self._result(plan, holder, changed=True, held_by=None, previous_holder=holder)
+            conflicts += 1
+            if conflicts >= MAX_CONFLICTS:
+                raise LockFailed(f"{self.ref}: kept changing while releasing the lock", self._result(plan, holder),
+                                 "conflict", hint="run the task again")

@@ -1,0 +1,285 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Planning a hardware refresh of one management cluster, from what capi_rollout_info read.
+
+- ``select_targets``: which MachineDeployments and control planes the refresh covers;
+- ``plan``: for each of them the action (switch, unchanged, skip), the blockers that stop it, the
+  template before and after, and the waves - all derived from the cluster, never from a local file,
+  so a re-run with the same refresh id continues where an earlier run stopped:
+
+  * on its target template and complete: ``unchanged`` (already on target);
+  * on its target template, still rolling out, last switched by this refresh id: ``switch`` with
+    ``resume`` (the switch is not sent again; the run waits for it);
+  * switched back by this refresh's undo (rollout id ``<refresh id>-undo``): ``skip``;
+  * everything else that is healthy: ``switch``; anything with a blocker: ``skip``.
+- ``waves``: waves of at most ``max_in_flight`` objects, spread over workload clusters, a canary first.
+
+Objects are the entries of capi_rollout_info (``resources``); clone results are those of
+capi_machine_template in check mode. The output objects use the fields of the fleet report
+(docs/report.md) plus a few the role needs (``ref``, ``target_ref``, ``resume``, ``notes``).
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import math
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
+
+MACHINE_DEPLOYMENT = "MachineDeployment"
+KUBEADM_CONTROL_PLANE = "KubeadmControlPlane"
+CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"
+
+SWITCH = "switch"
+UNCHANGED = "unchanged"
+SKIP = "skip"
+
+
+def undo_id(refresh_id):
+    """The rollout id the refresh's undo records (so a re-run recognizes what it switched back)."""
+    return f"{refresh_id}-undo"
+
+
+def _get(entry, *path):
+    value = entry
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _matches_name(entry, names):
+    return entry.get("name") in names or f"{entry.get('namespace')}/{entry.get('name')}" in names
+
+
+def select_targets(machine_deployments, control_planes, clusters=None, names=None, control_plane=False, workers=True,
+                   narrowed=False):
+    """The info entries a refresh covers: control planes first (when ``control_plane``), then MDs.
+
+    ``clusters``: workload cluster names (empty: all). ``names``: MachineDeployment names, or
+    ``namespace/name`` (empty: all of the selected clusters). Control planes belong to the selected
+    clusters: those named, else - when MDs were narrowed by name or label selector (``narrowed``) -
+    the clusters of the selected MDs, else all.
+    """
+    clusters = set(clusters or [])
+    names = set(names or [])
+    mds = [md for md in machine_deployments or []
+           if (not clusters or md.get("cluster") in clusters) and (not names or _matches_name(md, names))]
+    out = []
+    if control_plane:
+        if clusters:
+            wanted = clusters
+        elif names or narrowed:
+            wanted = set(md.get("cluster") for md in mds)
+        else:
+            wanted = None
+        out.extend(cp for cp in control_planes or [] if wanted is None or cp.get("cluster") in wanted)
+    if workers:
+        out.extend(mds)
+    return out
+
+
+def wave_size(max_in_flight, total):
+    """Objects per wave for ``max_in_flight`` (int, digit string or "N%" of ``total``); ValueError if invalid."""
+    text = str(max_in_flight).strip() if max_in_flight is not None else "1"
+    if isinstance(max_in_flight, bool):
+        raise ValueError(f"max_in_flight must be a number >= 1 or a percentage such as '25%', got {max_in_flight!r}")
+    try:
+        if text.endswith("%"):
+            percent = float(text[:-1])
+            if percent <= 0:
+                raise ValueError(text)
+            return max(1, int(math.ceil(total * percent / 100.0)))
+        size = int(text)
+    except ValueError:
+        raise ValueError(f"max_in_flight must be a number >= 1 or a percentage such as '25%', got {max_in_flight!r}")
+    if size < 1:
+        raise ValueError(f"max_in_flight must be at least 1, got {max_in_flight!r}")
+    return size
+
+
+def interleave(objects):
+    """The objects taken from each workload cluster in turn (clusters in order of first appearance)."""
+    groups = {}
+    order = []
+    for obj in objects:
+        key = (obj.get("namespace"), obj.get("cluster"))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(obj)
+    out = []
+    depth = max([len(items) for items in groups.values()] or [0])
+    for level in range(depth):
+        for key in order:
+            if level < len(groups[key]):
+                out.append(groups[key][level])
+    return out
+
+
+def waves(objects, max_in_flight=1, canary=False, name="wave", start=0):
+    """[{index, name, objects}]: at most ``max_in_flight`` objects per wave, one canary first when asked."""
+    ordered = interleave(list(objects))
+    size = wave_size(max_in_flight, len(ordered))
+    out = []
+    rest = ordered
+    index = int(start or 0)
+    if canary and rest:
+        out.append({"index": index, "name": "canary", "objects": rest[:1]})
+        rest = rest[1:]
+        index += 1
+    number = 1
+    while rest:
+        out.append({"index": index, "name": f"{name}-{number}", "objects": rest[:size]})
+        rest = rest[size:]
+        index += 1
+        number += 1
+    return out
+
+
+def clone_outcomes(results):
+    """{ref: {ok, msg, infrastructure_ref, template}} from the registered results of a capi_machine_template
+    task looped over the objects (``item`` is the object, with its ``ref``)."""
+    out = {}
+    for result in results or []:
+        if not isinstance(result, dict):
+            continue
+        item = result.get("item") or {}
+        ref = item.get("ref") if isinstance(item, dict) else None
+        if not ref:
+            continue
+        out[ref] = {"ok": not result.get("failed") and bool(result.get("infrastructure_ref")), "msg": result.get("msg"),
+                    "infrastructure_ref": result.get("infrastructure_ref"), "template": result.get("template")}
+    return out
+
+
+def _template(entry):
+    ref = _get(entry, "template", "infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")}, "version": _get(entry, "template", "version")}
+
+
+def _original_name(clone):
+    """The template a clone was made from (its cloned-from annotation), or None."""
+    annotations = _get(clone, "template", "metadata", "annotations") or {}
+    value = annotations.get(CLONED_FROM_ANNOTATION) or ""
+    return value.split("/", 1)[1] if "/" in value else (value or None)
+
+
+def _control_plane_versions(control_planes):
+    out = {}
+    for cp in control_planes or []:
+        out[(cp.get("namespace"), cp.get("cluster"))] = _get(cp, "template", "version")
+    return out
+
+
+def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
+    blockers = []
+    kind = entry.get("kind")
+    for reason in entry.get("paused_reasons") or ([] if not entry.get("paused") else ["paused"]):
+        blockers.append(f"paused: {reason}")
+    if entry.get("topology_owned") and not restart:
+        blockers.append("managed by a Cluster topology (ClusterClass): change the template in the Cluster topology or "
+                        "ClusterClass instead")
+    elif not clone.get("ok"):
+        blockers.append(f"target template: {clone.get('msg') or 'could not be planned'}")
+    strategy = _get(entry, "rollout", "strategy", "type")
+    if strategy == "OnDelete":
+        blockers.append("strategy OnDelete: switching the template replaces no Machine until someone deletes them; "
+                        "roll it by hand")
+    if _get(entry, "rollout", "pending"):
+        blockers.append(f"a rollout is already scheduled for {_get(entry, 'rollout', 'after')}")
+    if not _get(entry, "rollout", "complete") and not (on_target and ours):
+        blockers.append(f"not healthy or already rolling out: {_get(entry, 'rollout', 'message')}")
+    if kind == MACHINE_DEPLOYMENT:
+        cp_version = cp_versions.get((entry.get("namespace"), entry.get("cluster")))
+        kubeadm = (_get(entry, "template", "bootstrap_ref", "kind") or "") == "KubeadmConfigTemplate"
+        for problem in versionskew.skew_problems(_get(entry, "template", "version"), cp_version, kubeadm=kubeadm):
+            blockers.append(f"version skew: {problem}")
+    return blockers
+
+
+def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False):
+    """Report objects for ``candidates`` (info entries) given ``clones`` ({ref: {ok, msg, infrastructure_ref,
+    template}} from capi_machine_template in check mode) and every control plane (for the version skew).
+
+    ``restart``: a plain restart (rotate the Machines onto their current template): no clones are needed,
+    the target is the current template, and an object counts as done once this refresh id restarted it.
+
+    Each object has the report fields (kind, namespace, name, cluster, replicas, before, after, action,
+    result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``resume``
+    and ``notes``.
+    """
+    check = mode == "check"
+    cp_versions = _control_plane_versions(control_planes)
+    out = []
+    for entry in candidates or []:
+        ref = entry.get("ref")
+        last = entry.get("last_rollout") or {}
+        ours = bool(refresh_id) and last.get("id") == refresh_id
+        before = _template(entry)
+        current = before["infrastructure_ref"]
+        if restart:
+            clone = {"ok": True, "infrastructure_ref": dict(current)}
+        else:
+            clone = clones.get(ref) or {"ok": False, "msg": "no target template was planned"}
+        target = clone.get("infrastructure_ref") if clone.get("ok") else None
+        if restart:
+            on_target = ours
+        else:
+            on_target = bool(target) and target.get("name") == current.get("name") and target.get("kind") == current.get("kind")
+        after = {"infrastructure_ref": {"kind": target.get("kind"), "name": target.get("name")} if target else None,
+                 "version": before["version"]}
+        if on_target and not restart:
+            original = _original_name(clone)
+            if original:
+                before = {"infrastructure_ref": {"kind": current.get("kind"), "name": original}, "version": before["version"]}
+        obj = {"kind": entry.get("kind"), "namespace": entry.get("namespace"), "name": entry.get("name"),
+               "cluster": entry.get("cluster"), "replicas": _get(entry, "replicas", "desired"), "ref": ref,
+               "before": before, "after": after, "target_ref": target, "resume": False, "notes": [],
+               "blockers": [], "started": None, "wave": None, "restart": bool(restart)}
+        if refresh_id and last.get("id") == undo_id(refresh_id):
+            obj.update(action=SKIP, result="skipped",
+                       notes=[f"switched back by the undo of refresh {refresh_id} at {last.get('at')}; start a new "
+                              "refresh id to roll it again"])
+            out.append(obj)
+            continue
+        blockers = _blockers(entry, clone, on_target, ours, cp_versions, restart=restart)
+        if blockers:
+            obj.update(action=SKIP, result="skipped", blockers=blockers)
+        elif on_target and _get(entry, "rollout", "complete"):
+            obj.update(action=UNCHANGED, result="planned" if check else "succeeded",
+                       notes=[f"already restarted by this refresh at {last.get('at')}" if restart
+                              else "already on the target template"])
+            if ours:
+                obj["started"] = last.get("at")
+        elif on_target:
+            obj.update(action=SWITCH, result="planned" if check else "pending", resume=True, started=last.get("at"),
+                       notes=[f"{'restarted' if restart else 'switched'} by this refresh at {last.get('at')}; its rollout is "
+                              "still running, the run waits for it"])
+        else:
+            obj.update(action=SWITCH, result="planned" if check else "pending")
+        out.append(obj)
+    return out
+
+
+def plan_waves(objects, max_in_flight=1, canary=False):
+    """Waves for the objects to switch: control planes first (never a canary), then MachineDeployments.
+
+    Returns the waves ({index, name, kind, objects: [refs]}) and sets ``wave`` (index) and ``wave_name`` on
+    the objects (in place).
+    """
+    to_switch = [obj for obj in objects if obj.get("action") == SWITCH]
+    cps = [obj for obj in to_switch if obj.get("kind") == KUBEADM_CONTROL_PLANE]
+    mds = [obj for obj in to_switch if obj.get("kind") != KUBEADM_CONTROL_PLANE]
+    out = []
+    cp_waves = waves(cps, max_in_flight, canary=False, name="control-plane")
+    md_waves = waves(mds, max_in_flight, canary=canary, name="wave", start=len(cp_waves))
+    for kind, group in ((KUBEADM_CONTROL_PLANE, cp_waves), (MACHINE_DEPLOYMENT, md_waves)):
+        for wave in group:
+            for obj in wave["objects"]:
+                obj["wave"] = wave["index"]
+                obj["wave_name"] = wave["name"]
+            out.append({"index": wave["index"], "name": wave["name"], "kind": kind,
+                        "objects": [obj["ref"] for obj in wave["objects"]]})
+    return out

@@ -1,0 +1,471 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: capi_rollout_wait
+short_description: Wait for Cluster API rollouts, soak them, and show progress while waiting
+version_added: 0.1.0
+description:
+  - Waits until the rollouts of a group of MachineDeployments and KubeadmControlPlanes, in any namespaces, are
+    complete, then optionally watches them for O(soak_seconds) more (the soak); every object must stay healthy
+    during the soak (all replicas up to date and available), or the task fails.
+  - Prints one line per change of an object's rollout state B(while it waits), so a long job (for example in
+    AWX) shows that it is alive and what it waits for. The action plugin of this module calls the module
+    repeatedly, at most O(progress_interval) seconds each time, and prints the new lines in between; the lines
+    are also returned in RV(progress).
+  - Fails when the rollouts are not complete after O(wait_timeout) seconds, or when no replica count or
+    condition of any waited-for object changed for O(stall_timeout) seconds (Cluster API has no progress
+    deadline of its own). The failure says which object is stuck, which Machines hold it back and why
+    (RV(stuck)).
+  - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) while it waits, so a wait may take
+    longer than the lease duration; the task fails if another run took the lock meanwhile.
+  - Reads the objects every O(poll_interval) seconds with one list request per kind and namespace.
+  - Never changes anything (C(changed=false)).
+author:
+  - capi.rollout contributors (@capi-rollout)
+options:
+  objects:
+    description:
+      - The objects to wait for.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      kind:
+        description:
+          - V(MachineDeployment) or V(KubeadmControlPlane); case-insensitive, V(md) and V(kcp) are accepted too.
+        type: str
+        default: MachineDeployment
+      namespace:
+        description: Namespace of the object.
+        type: str
+        default: default
+      name:
+        description: Name of the object.
+        type: str
+        required: true
+  wait_timeout:
+    description:
+      - How many seconds the rollouts may take in total (the soak is not counted).
+    type: int
+    default: 1200
+  stall_timeout:
+    description:
+      - Fail when no replica count or condition of the objects that are not done changed for this many seconds.
+    type: int
+    default: 600
+  soak_seconds:
+    description:
+      - After every rollout is complete, keep watching for this many seconds; the task fails if an object stops
+        being complete (a Machine becomes unavailable, a new rollout starts). V(0) skips the soak.
+    type: int
+    default: 0
+  poll_interval:
+    description:
+      - Seconds between two reads of the objects.
+    type: int
+    default: 10
+  progress_interval:
+    description:
+      - The most seconds one module call waits before the action plugin gets control back (to print progress and
+        renew the lease). New progress lines are printed at once.
+      - Cut to a third of O(lease.lease_duration_seconds) when O(lease) is given.
+    type: int
+    default: 60
+  progress_verbosity:
+    description:
+      - Print the progress lines while waiting when Ansible runs with at least this many C(-v). V(0) prints them
+        always.
+    type: int
+    default: 0
+  lease:
+    description:
+      - The lock to renew while waiting, as given to M(capi.rollout.capi_rollout_lock) (O(lease.holder) must hold it).
+    type: dict
+    suboptions:
+      name:
+        description: Name of the Lease.
+        type: str
+        default: capi-rollout-lock
+      namespace:
+        description: Namespace of the Lease.
+        type: str
+        default: default
+      holder:
+        description: The holder that holds the lock.
+        type: str
+        required: true
+      lease_duration_seconds:
+        description: Lease duration written at each renewal.
+        type: int
+        default: 300
+  tracking:
+    description:
+      - Internal, set by the action plugin between two calls of the module - the state of the wait so far.
+    type: dict
+notes:
+  - Needs C(list) on C(machinedeployments) / C(kubeadmcontrolplanes) and, when something is stuck, C(list) on
+    C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
+extends_documentation_fragment:
+  - capi.rollout.connection
+  - capi.rollout.targets.attributes
+attributes:
+  action:
+    description: An action plugin runs the module repeatedly and prints progress between the calls.
+    support: full
+  check_mode:
+    description: Read-only; waits in check mode too.
+    support: full
+  diff_mode:
+    description: Read-only; nothing to show.
+    support: N/A
+seealso:
+  - module: capi.rollout.capi_rollout_restart
+  - module: capi.rollout.capi_rollout_info
+  - module: capi.rollout.capi_rollout_lock
+'''
+
+EXAMPLES = r'''
+- name: Wait for a wave of two pools in two namespaces, then soak it for 10 minutes
+  capi.rollout.capi_rollout_wait:
+    objects:
+      - {namespace: team-a, name: prod-1-md-0}
+      - {namespace: team-b, name: prod-2-md-0}
+    wait_timeout: 3600
+    stall_timeout: 900
+    soak_seconds: 600
+
+- name: Wait for a control plane while renewing this run's lock
+  capi.rollout.capi_rollout_wait:
+    objects:
+      - {kind: KubeadmControlPlane, namespace: team-a, name: prod-1-control-plane}
+    lease:
+      namespace: default
+      holder: "awx-job-{{ awx_job_id }}"
+      lease_duration_seconds: 300
+  register: waited
+
+- name: When did it finish?
+  ansible.builtin.debug:
+    msg: "{{ waited.rollout_finished }}"
+'''
+
+RETURN = r'''
+changed:
+  description: Always false.
+  returned: always
+  type: bool
+  sample: false
+phase:
+  description: V(succeeded), or V(failed) (with RV(reason)).
+  returned: always
+  type: str
+  sample: succeeded
+reason:
+  description:
+    - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
+      V(lock_lost) (another run took the lock); null on success.
+  returned: always
+  type: str
+  sample: stalled
+started:
+  description: When the wait started (UTC).
+  returned: always
+  type: str
+  sample: "2026-03-01T12:00:00Z"
+rollout_finished:
+  description: When the last rollout was complete; null if not all were.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:08:50Z"
+soak_finished:
+  description: When the soak passed; null without soak or when it did not pass.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:18:50Z"
+ended:
+  description: When the wait ended (UTC).
+  returned: always
+  type: str
+  sample: "2026-03-01T12:18:50Z"
+resources:
+  description: The last state seen of each object, in the order of O(objects).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    ref:
+      description: C(kind/namespace/name) with a lower-case kind.
+      type: str
+    kind:
+      description: V(MachineDeployment) or V(KubeadmControlPlane).
+      type: str
+    namespace:
+      description: Namespace.
+      type: str
+    name:
+      description: Name.
+      type: str
+    done:
+      description: Whether the rollout was complete.
+      type: bool
+    done_at:
+      description: When it was first seen complete during this wait (UTC); null if never.
+      type: str
+    message:
+      description: The rollout state in the words of C(kubectl rollout status).
+      type: str
+    replicas:
+      description: Replica counters (C(desired), C(current), C(ready), C(available), C(up_to_date)).
+      type: dict
+  sample:
+    - {ref: machinedeployment/team-a/prod-1-md-0, kind: MachineDeployment, namespace: team-a, name: prod-1-md-0,
+       done: true, done_at: "2026-03-01T12:08:50Z", message: "machinedeployment/team-a/prod-1-md-0 successfully rolled out",
+       replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}}
+failed_refs:
+  description: The objects that made the wait fail.
+  returned: always
+  type: list
+  elements: str
+  sample: [machinedeployment/team-a/prod-1-md-0]
+stuck:
+  description:
+    - For each object in RV(failed_refs), what holds it back - C(lines) (conditions and Machines in words) and
+      C(machines) (the Machines that are not ready, each with C(name), C(node) and C(reason)).
+  returned: when the wait failed
+  type: dict
+  sample:
+    machinedeployment/team-a/prod-1-md-0:
+      lines: ["Machine prod-1-md-0-7f9c-xk2lp is not ready: 0 of 1 completed"]
+      machines: [{name: prod-1-md-0-7f9c-xk2lp, node: null, reason: "InfrastructureReady=False: BMC power-on timed out"}]
+progress:
+  description: Timestamped lines, one per change of an object's state, and the soak's start and end.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "2026-03-01T12:00:05Z Waiting for machinedeployment/team-a/prod-1-md-0 rollout to finish: 1 out of 3 new replicas
+      have been updated..."
+    - "2026-03-01T12:08:50Z machinedeployment/team-a/prod-1-md-0 successfully rolled out"
+lease_renewals:
+  description: How often the lease was renewed while waiting.
+  returned: always
+  type: int
+  sample: 3
+finished_call:
+  description: Internal - whether the wait is over (false when the module returned to let the action plugin print).
+  returned: always
+  type: bool
+  sample: true
+tracking:
+  description: Internal - the state of the wait, handed back by the action plugin on the next call.
+  returned: always
+  type: dict
+  sample: {}
+api_requests:
+  description: Number of HTTP requests sent to the API server.
+  returned: always
+  type: int
+  sample: 12
+'''
+
+import hashlib
+import json
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import signature
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
+
+
+def _objects(params):
+    """[(kind, namespace, name, ref)] with normalized kinds; RolloutError for an unknown kind."""
+    out = []
+    for item in params["objects"]:
+        kind = apiversion.rollout_kind(item.get("kind") or apiversion.MACHINE_DEPLOYMENT)
+        namespace = item.get("namespace") or "default"
+        out.append((kind, namespace, item["name"], make_ref(kind, namespace, item["name"])))
+    return out
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def read(run, objects):
+    """({ref: (object, api_version)}) of the objects that exist: one LIST per (kind, namespace)."""
+    groups = {}
+    for kind, namespace, name, _ref in objects:
+        groups.setdefault((kind, namespace), []).append(name)
+    found = {}
+    for (kind, namespace), names in sorted(groups.items()):
+        selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(set(names))},
+                                  require_match=False)
+        for obj in selected.objects:
+            meta = obj.get("metadata") or {}
+            found[make_ref(kind, namespace, meta.get("name"))] = (obj, selected.version)
+    return found
+
+
+def snapshot(obj, version):
+    status = statuses.rollout_status(obj, api_version=version)
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    return {"done": bool(status["done"]), "message": status["message"],
+            "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
+
+
+def _machine_reason(machine):
+    """Why a Machine view is not healthy, in one line (the most telling condition first)."""
+    if machine.get("deleting"):
+        return f"being deleted (phase {machine.get('phase')})"
+    wanted = ("InfrastructureReady", "BootstrapConfigReady", "BootstrapReady", "NodeReady", "NodeHealthy", "Ready",
+              "Available")
+    for cond_type in wanted:
+        for cond in machine.get("conditions") or []:
+            if cond.get("type") == cond_type and cond.get("status") != "True":
+                text = f"{cond_type}={cond.get('status')}"
+                if cond.get("reason"):
+                    text += f" ({cond['reason']})"
+                if cond.get("message"):
+                    text += ": " + " ".join(str(cond["message"]).split())[:200]
+                return text
+    if machine.get("ready") is not True:
+        return f"not ready (phase {machine.get('phase')})"
+    return "ready but not yet available"
+
+
+def stuck_details(run, found, refs):
+    """{ref: {lines, machines}} for the objects that made the wait fail (one Machine LIST each)."""
+    out = {}
+    for ref in refs:
+        if ref not in found:
+            out[ref] = {"lines": ["the object no longer exists"], "machines": []}
+            continue
+        obj, version = found[ref]
+        meta = obj.get("metadata") or {}
+        kind = apiversion.rollout_kind(obj.get("kind"))
+        label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
+        machines = []
+        try:
+            items, machine_version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, meta.get("namespace"),
+                                                       label_selector=f"{label}={meta.get('name')}")
+            machines = [views.machine_view(item, api_version=machine_version) for item in items]
+        except (ApiError, TransportError, RolloutError):
+            machines = []
+        lines = statuses.stuck_reasons(views.view(obj, api_version=version), machines=machines)
+        unhealthy = [m for m in machines if m.get("deleting") or m.get("ready") is not True or m.get("available") is False]
+        out[ref] = {"lines": lines,
+                    "machines": [{"name": m.get("name"), "node": m.get("node"), "reason": _machine_reason(m)}
+                                 for m in sorted(unhealthy, key=lambda m: m.get("name") or "")][:10]}
+    return out
+
+
+def _resources(objects, found, state):
+    out = []
+    for kind, namespace, name, ref in objects:
+        entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
+                 "replicas": {}, "done_at": ws.stamp(state["done_at"].get(ref))}
+        if ref in found:
+            snap = snapshot(*found[ref])
+            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"])
+        out.append(entry)
+    return out
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=args.argument_spec(
+            args.AUTH_ARG_SPEC,
+            objects={"type": "list", "elements": "dict", "required": True, "options": {
+                "kind": {"type": "str", "default": "MachineDeployment"},
+                "namespace": {"type": "str", "default": "default"},
+                "name": {"type": "str", "required": True},
+            }},
+            wait_timeout={"type": "int", "default": 1200},
+            stall_timeout={"type": "int", "default": 600},
+            soak_seconds={"type": "int", "default": 0},
+            poll_interval={"type": "int", "default": 10},
+            progress_interval={"type": "int", "default": 60},
+            progress_verbosity={"type": "int", "default": 0},
+            lease={"type": "dict", "options": {
+                "name": {"type": "str", "default": "capi-rollout-lock"},
+                "namespace": {"type": "str", "default": "default"},
+                "holder": {"type": "str", "required": True},
+                "lease_duration_seconds": {"type": "int", "default": 300},
+            }},
+            tracking={"type": "dict"},
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    run = Run(module)
+    run.connect()
+    state = params.get("tracking")
+    lines = []
+    found = {}
+    try:
+        objects = _objects(params)
+        if not objects:
+            module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
+                                          finished_call=True, tracking={}, lease_renewals=0,
+                                          **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
+        if not state:
+            state = ws.new_state([ref for _k, _n, _name, ref in objects], time.time())
+        call_started = time.monotonic()
+        interval = max(params["poll_interval"], 1)
+        while True:
+            found = read(run, objects)
+            snaps = {ref: snapshot(*pair) for ref, pair in found.items()}
+            lines.extend(ws.observe(state, time.time(), snaps, params["wait_timeout"], params["stall_timeout"],
+                                    params["soak_seconds"]))
+            if state["phase"] in ws.FINISHED:
+                break
+            spent = time.monotonic() - call_started
+            if params["progress_interval"] > 0 and (lines or spent >= params["progress_interval"]):
+                break
+            pause = ws.next_check(state, time.time(), params["wait_timeout"], params["stall_timeout"], interval)
+            if params["progress_interval"] > 0:
+                pause = min(pause, max(params["progress_interval"] - spent, 0))
+            time.sleep(pause)
+    except (RolloutError, ApiError, TransportError) as err:
+        run.progress.extend(lines)
+        run.fail(err, changed=False, finished_call=True, tracking=state or {}, phase=ws.FAILED)
+    run.progress.extend(lines)
+    summary = ws.summary(state)
+    result = run.result(changed=False, resources=_resources(objects, found, state), finished_call=state["phase"] in ws.FINISHED,
+                        tracking=state, lease_renewals=0, **{k: v for k, v in summary.items() if k != "done_at"})
+    if state["phase"] == ws.FAILED:
+        result["stuck"] = stuck_details(run, found, state["failed_refs"])
+        result["api_requests"] = run.api.count
+        details = []
+        for ref in state["failed_refs"]:
+            stuck = result["stuck"].get(ref) or {}
+            if stuck.get("lines"):
+                details.append(f"{ref}: " + "; ".join(stuck["lines"]))
+        hint = {
+            ws.STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
+                        "stall_timeout if the machines are just slow to provision",
+            ws.WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
+            ws.SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
+        }.get(state["reason"], "check who deleted it")
+        msg = state["message"].rstrip(". ") + (". Stuck: " + " | ".join(details) if details else "") + ". " + hint
+        module.fail_json(msg=msg, **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""The fleet-wide rolling hardware refresh (playbooks/hardware_refresh.yml, roles hardware_refresh and
+rollout_report) against three simulated management clusters on both CAPI versions.
+
+One fleet (tests/fleets/hardware-refresh.yml) serves every test; each test selects its own workload
+clusters, so none touches another's objects. The fleet is stopped when the module is done.
+"""
+
+import datetime
+import json
+import time
+
+import pytest
+
+from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook, wait_for
+
+pytestmark = pytest.mark.needs_controller
+
+HOSTS = ("hw-east", "hw-west", "hw-lab")
+PLAN = {}
+
+
+@pytest.fixture(scope="module")
+def hw(fleet_factory):
+    fleet = fleet_factory(str(FLEET_SPEC))
+    yield fleet
+    fleet.fleet.down()
+
+
+def mgmts(fleet):
+    return {name: Mgmt(fleet.cluster(name)) for name in HOSTS}
+
+
+def overrides(tag):
+    return {"customImage": f"kindest/node:{tag}"}
+
+
+def test_check_mode_prints_the_plan_and_writes_nothing(hw, tmp_path):
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-e2e", template_overrides=overrides("e2e"), control_plane=True,
+                            max_in_flight=2), tmp_path / "report", check=True, diff=True)
+    assert run.rc == 0, run.explain()
+    for name, m in clusters.items():
+        assert m.writes(marks[name]) == [], f"{name}: check mode wrote something"
+        assert m.lease_holder() is None, f"{name}: check mode took the lock"
+    # the plan table, one per management cluster, one row per object
+    assert run.stdout.count("CURRENT TEMPLATE -> TARGET") == 3, run.explain()
+    for row in ("kcp/default/e1-control-plane", "md/default/e1-md-0", "md/team-e/e2-md-0", "kcp/default/w1-control-plane",
+                "md/default/w3-md-1", "md/default/l3-md-1"):
+        assert row in run.stdout, row
+    report = run.report
+    assert report["mode"] == "check" and report["refresh_id"] == "it-e2e"
+    for name in HOSTS:
+        entry = run.cluster(name)
+        assert entry["result"] == "planned", entry
+        assert entry["lock"] is None
+        for obj in entry["objects"]:
+            assert obj["result"] in ("planned", "skipped"), obj
+            if obj["action"] == "switch":
+                assert obj["after"]["infrastructure_ref"]["name"] != obj["before"]["infrastructure_ref"]["name"]
+                PLAN[(name, obj["name"])] = obj["after"]["infrastructure_ref"]["name"]
+    # control planes form the first waves, then a canary of one MachineDeployment
+    waves = run.cluster("hw-east")["waves"]
+    assert waves[0]["name"] == "control-plane-1" and waves[1]["name"] == "canary" and len(waves[1]["objects"]) == 1
+    for suffix in ("json", "md", "html"):
+        assert (run.report_dir / f"report.{suffix}").stat().st_size > 0
+    assert "dry run" in (run.report_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_refresh_three_management_clusters_in_waves_with_soak(hw, tmp_path):
+    clusters = mgmts(hw)
+    selected = {"hw-east": ["e1-md-0", "e1-md-1"], "hw-west": ["w1-md-0", "w1-md-1"], "hw-lab": ["l1-md-0", "l1-md-1"]}
+    before = {(h, md): clusters[h].revision(md) for h, mds in selected.items() for md in mds}
+    marks = {name: m.mark() for name, m in clusters.items()}
+    started = time.monotonic()
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-e2e", template_overrides=overrides("e2e"), control_plane=True,
+                            clusters=["e1", "w1", "l1"], max_in_flight=2, soak_seconds=2), tmp_path / "report")
+    took = time.monotonic() - started
+    assert run.rc == 0, run.explain()
+    report = run.report
+    assert report["mode"] == "apply" and report["started"] and report["finished"]
+    for host in HOSTS:
+        entry = run.cluster(host)
+        assert entry["result"] == "succeeded", (host, entry.get("failure_reason"), run.explain())
+        assert entry["lock"]["holder"] and entry["lock"]["released"]
+        assert clusters[host].lease_holder() is None, f"{host}: the lock was not released"
+        for wave in entry["waves"]:
+            assert wave["result"] == "succeeded"
+            soak = datetime.datetime.fromisoformat(wave["soak_finished"].replace("Z", "+00:00")) - \
+                datetime.datetime.fromisoformat(wave["rollout_finished"].replace("Z", "+00:00"))
+            assert soak.total_seconds() >= 2, wave
+    # both CAPI versions, control planes first, a canary, waves of at most two objects
+    assert [w["name"] for w in run.cluster("hw-east")["waves"]] == ["control-plane-1", "canary", "wave-1"]
+    assert [w["name"] for w in run.cluster("hw-west")["waves"]] == ["control-plane-1", "canary", "wave-1"]
+    assert [w["name"] for w in run.cluster("hw-lab")["waves"]] == ["canary", "wave-1"]
+    assert run.cluster("hw-east")["api_version"].endswith("v1beta1")
+    assert run.cluster("hw-west")["api_version"].endswith("v1beta2")
+    for host, mds in selected.items():
+        for md in mds:
+            obj = run.obj(host, md)
+            assert obj["result"] == "succeeded" and obj["action"] == "switch", obj
+            new = obj["after"]["infrastructure_ref"]["name"]
+            assert clusters[host].infra_template("MachineDeployment", md) == new
+            if PLAN:
+                assert PLAN[(host, md)] == new, "the check-mode plan named another template"
+            assert clusters[host].revision(md) == before[(host, md)] + 1
+            assert len(clusters[host].machine_set_creates(marks[host], md)) == 1
+            assert clusters[host].templates()[new]["spec"]["template"]["spec"]["customImage"] == "kindest/node:e2e"
+            assert clusters[host].last_rollout("MachineDeployment", md)["id"] == "it-e2e"
+    for host, kcp in (("hw-east", "e1-control-plane"), ("hw-west", "w1-control-plane")):
+        obj = run.obj(host, kcp)
+        assert obj["result"] == "succeeded" and obj["wave"] == 0
+        assert clusters[host].infra_template("KubeadmControlPlane", kcp) == obj["after"]["infrastructure_ref"]["name"]
+    # progress while waiting: one line per change of state, as it happens
+    assert "hw-west | " in run.stdout and "successfully rolled out" in run.stdout and "soak passed" in run.stdout
+    assert "SUCCEEDED" in run.stdout and str(run.report_dir) in run.stdout
+    html = (run.report_dir / "report.html").read_text(encoding="utf-8")
+    assert "e1-md-0" in html and "succeeded" in html.lower()
+    print(f"end-to-end refresh of 3 management clusters took {took:.0f}s")
+
+    # A re-run with the same refresh id finds everything on target and starts nothing.
+    marks = {name: m.mark() for name, m in clusters.items()}
+    again = run_playbook(hw.inventory, "hardware_refresh.yml",
+                         dict(FAST, refresh_id="it-e2e", template_overrides=overrides("e2e"), control_plane=True,
+                              clusters=["e1", "w1", "l1"], max_in_flight=2), tmp_path / "again")
+    assert again.rc == 0, again.explain()
+    for host, mds in selected.items():
+        assert again.cluster(host)["result"] == "succeeded"
+        for md in mds:
+            assert again.obj(host, md)["action"] == "unchanged"
+            assert clusters[host].switches(marks[host], "machinedeployments", md) == []
+
+
+def test_failing_template_stops_its_wave_is_undone_and_the_others_finish(hw, tmp_path):
+    clusters = mgmts(hw)
+    west = clusters["hw-west"]
+    original = west.infra_template("MachineDeployment", "w2-md-0")
+    untouched = west.infra_template("MachineDeployment", "w2-md-1")
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-fail", template_overrides=overrides("fail"), clusters=["e2", "w2", "l2"],
+                            stall_timeout=8,
+                            object_templates={"w2-md-0": {"annotations": {"sim.capi-rollout.dev/fail-provisioning": "true"}}}),
+                       tmp_path / "report")
+    # the failed management cluster fails the play (max_fail_percentage), after the report is written
+    assert run.rc != 0, run.explain()
+    assert run.cluster("hw-east")["result"] == "succeeded"
+    assert run.cluster("hw-lab")["result"] == "succeeded"
+    entry = run.cluster("hw-west")
+    assert entry["result"] == "failed", entry
+    assert "w2-md-0" in entry["failure_reason"] and entry["next_step"]
+    failed = run.obj("hw-west", "w2-md-0")
+    assert failed["result"] == "failed" and failed["wave"] == 0
+    assert failed["failure_reason"].startswith("stalled"), failed["failure_reason"]
+    assert failed["stuck_machines"] and failed["stuck_machines"][0]["name"].startswith("w2-md-0-")
+    assert "InfrastructureReady" in failed["stuck_machines"][0]["reason"]
+    assert failed["undo"]["result"] == "succeeded" and failed["undo"]["finished"]
+    # undone: back on its old template; the later wave never started
+    assert west.infra_template("MachineDeployment", "w2-md-0") == original
+    assert west.md("w2-md-0")["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"]
+    assert west.last_rollout("MachineDeployment", "w2-md-0")["id"] == "it-fail-undo"
+    assert run.obj("hw-west", "w2-md-1")["result"] == "pending"
+    assert west.infra_template("MachineDeployment", "w2-md-1") == untouched
+    assert [w["result"] for w in entry["waves"]] == ["failed"]
+    assert west.lease_holder() is None
+    # the report says what failed and why, at the top
+    markdown = (run.report_dir / "report.md").read_text(encoding="utf-8")
+    attention = markdown.split("## Needs attention", 1)[1].split("## Management clusters", 1)[0]
+    assert "w2-md-0" in attention and "stalled" in attention and "w2-md-0-" in attention
+    assert "w2-md-0" in (run.report_dir / "report.html").read_text(encoding="utf-8")
+
+    # A re-run with the same id skips the undone object and finishes the wave that was not started.
+    again = run_playbook(hw.inventory, "hardware_refresh.yml",
+                         dict(FAST, refresh_id="it-fail", template_overrides=overrides("fail"), clusters=["w2"],
+                              object_templates={"w2-md-0": {"annotations": {"sim.capi-rollout.dev/fail-provisioning": "true"}}}),
+                         tmp_path / "again", limit="hw-west")
+    assert again.rc == 0, again.explain()
+    assert again.obj("hw-west", "w2-md-0")["action"] == "skip"
+    assert again.obj("hw-west", "w2-md-1")["result"] == "succeeded"
+    assert west.infra_template("MachineDeployment", "w2-md-0") == original
+
+
+def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):
+    clusters = mgmts(hw)
+    mds = {"hw-east": ["e3-md-0", "e3-md-1"], "hw-west": ["w3-md-0", "w3-md-1"]}
+    before = {(h, md): clusters[h].revision(md) for h, names in mds.items() for md in names}
+    marks = {h: clusters[h].mark() for h in mds}
+    extra = dict(FAST, refresh_id="it-resume", template_overrides=overrides("resume"), clusters=["e3", "w3"],
+                 max_in_flight=2, lock_duration=8)
+    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east,hw-west")
+
+    def switched():
+        return all(clusters[h].last_rollout("MachineDeployment", names[0]).get("id") == "it-resume" for h, names in mds.items())
+
+    try:
+        wait_for(switched, 180, "the canary waves to be switched")
+    finally:
+        first.kill()  # mid-wave: the canaries are rolling out, the lock is held
+    assert "PLAY RECAP" not in first.output()
+    assert all(clusters[h].lease_holder() for h in mds), "the killed run should have left its lock behind"
+
+    again = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, lock_wait_timeout=60), tmp_path / "again",
+                         limit="hw-east,hw-west")
+    assert again.rc == 0, again.explain()
+    for host, names in mds.items():
+        entry = again.cluster(host)
+        assert entry["result"] == "succeeded", entry
+        assert any("taken over" in note for note in entry["notes"]), entry["notes"]
+        for md in names:
+            obj = again.obj(host, md)
+            assert obj["result"] == "succeeded", obj
+            # exactly one rollout per MachineDeployment over both runs
+            assert clusters[host].revision(md) == before[(host, md)] + 1, md
+            assert len(clusters[host].machine_set_creates(marks[host], md)) == 1, md
+            assert len(clusters[host].switches(marks[host], "machinedeployments", md)) == 1, md
+            assert [e["rollout_id"] for e in clusters[host].history("MachineDeployment", md)].count("it-resume") == 1
+        assert clusters[host].lease_holder() is None
+
+
+def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
+    lab = mgmts(hw)["hw-lab"]
+    first = Background(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-lock-a", template_overrides=overrides("lock-a"), clusters=["l3"], soak_seconds=6),
+                       tmp_path / "first", limit="hw-lab")
+    try:
+        holder = wait_for(lab.lease_holder, 120, "the first run to take the lock")
+        second = run_playbook(hw.inventory, "hardware_refresh.yml",
+                              dict(FAST, refresh_id="it-lock-b", template_overrides=overrides("lock-b"), clusters=["l3"]),
+                              tmp_path / "second", limit="hw-lab")
+        still_held = lab.lease_holder()
+    finally:
+        done = first.wait(timeout=300)
+    assert second.rc != 0, second.explain()
+    entry = second.cluster("hw-lab")
+    assert entry["result"] == "failed"
+    reason = entry["failure_reason"]
+    assert reason.startswith("lock: ") and f"held by {holder}" in reason and "refresh_id it-lock-a" in reason, reason
+    assert "nothing was changed" in reason and "Another run" in entry["next_step"]
+    assert still_held == holder, "the second run must not take or release the first run's lock"
+    for md in ("l3-md-0", "l3-md-1"):
+        assert "it-lock-b" not in [e["rollout_id"] for e in lab.history("MachineDeployment", md)]
+    assert not [name for name, t in lab.templates().items()
+                if t["spec"]["template"]["spec"].get("customImage") == "kindest/node:lock-b"]
+    assert done.rc == 0, done.explain()
+    assert done.cluster("hw-lab")["result"] == "succeeded"
+    assert lab.lease_holder() is None
+
+
+def test_closed_maintenance_window_stops_new_waves(hw, tmp_path):
+    east = mgmts(hw)["hw-east"]
+    before = {md: east.infra_template("MachineDeployment", md) for md in ("e4-md-0", "e4-md-1")}
+    closes = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=12)
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       # survey-style text answers: a list as text, a dictionary as YAML
+                       dict(FAST, refresh_id="it-window", template_overrides="customImage: kindest/node:window", clusters="e4",
+                            soak_seconds=14, not_after=closes.strftime("%Y-%m-%dT%H:%M:%SZ")),
+                       tmp_path / "report", limit="hw-east")
+    assert run.rc == 0, run.explain()  # a closed window is not a failure
+    entry = run.cluster("hw-east")
+    assert entry["result"] == "stopped_window", entry
+    assert "maintenance window closed" in entry["failure_reason"] and "it-window" in entry["next_step"]
+    assert run.report["window"]["end"] == closes.strftime("%Y-%m-%dT%H:%M:%SZ")
+    for wave in entry["waves"]:
+        wave_started = datetime.datetime.fromisoformat(wave["started"].replace("Z", "+00:00"))
+        assert wave_started < closes, f"wave {wave['name']} started after the window closed"
+    pending = [o for o in entry["objects"] if o["result"] == "pending"]
+    assert pending and run.obj("hw-east", "e4-md-1")["result"] == "pending"
+    for obj in pending:
+        assert east.infra_template("MachineDeployment", obj["name"]) == before[obj["name"]]
+    assert json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))["management_clusters"][0]["name"] == "hw-east"

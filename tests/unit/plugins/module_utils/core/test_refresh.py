@@ -1,0 +1,180 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+
+
+def entry(name, cluster="c1", kind="MachineDeployment", namespace="default", template=None, version="v1.30.4",
+          complete=True, paused=False, topology=False, last=None, strategy="RollingUpdate", pending=False, replicas=2,
+          bootstrap="KubeadmConfigTemplate"):
+    short = "machinedeployment" if kind == "MachineDeployment" else "kubeadmcontrolplane"
+    return {
+        "kind": kind, "namespace": namespace, "name": name, "cluster": cluster, "ref": f"{short}/{namespace}/{name}",
+        "replicas": {"desired": replicas}, "paused": paused, "paused_reasons": ["spec.paused is true"] if paused else [],
+        "topology_owned": topology, "last_rollout": last,
+        "rollout": {"complete": complete, "message": f"{name} {'done' if complete else 'rolling'}", "pending": pending,
+                    "after": "2026-12-01T00:00:00Z" if pending else None, "strategy": {"type": strategy}},
+        "template": {"version": version,
+                     "infrastructure_ref": {"api_group": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate",
+                                            "name": template or f"{name}-old"},
+                     "bootstrap_ref": {"kind": bootstrap} if kind == "MachineDeployment" else None},
+    }
+
+
+def clone(obj, name=None, cloned_from=None, ok=True, msg=None):
+    target = {"api_group": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": name or f"{obj['name']}-new"}
+    annotations = {"rollout.capi-rollout.dev/cloned-from": f"DockerMachineTemplate/{cloned_from}"} if cloned_from else {}
+    return {obj["ref"]: {"ok": ok, "msg": msg, "infrastructure_ref": target if ok else None,
+                         "template": {"metadata": {"annotations": annotations}}}}
+
+
+def plan_one(obj, clones=None, **kwargs):
+    clones = clone(obj) if clones is None else clones
+    (out,) = refresh.plan([obj], clones, refresh_id="hw-1", **kwargs)
+    return out
+
+
+# ----- selection
+
+
+def test_select_everything_by_default():
+    mds = [entry("a-md-0", "a"), entry("b-md-0", "b")]
+    cps = [entry("a-cp", "a", kind="KubeadmControlPlane")]
+    assert [e["name"] for e in refresh.select_targets(mds, cps)] == ["a-md-0", "b-md-0"]
+    assert [e["name"] for e in refresh.select_targets(mds, cps, control_plane=True)] == ["a-cp", "a-md-0", "b-md-0"]
+    assert [e["name"] for e in refresh.select_targets(mds, cps, control_plane=True, workers=False)] == ["a-cp"]
+
+
+def test_select_by_cluster_and_name():
+    mds = [entry("a-md-0", "a"), entry("a-md-1", "a"), entry("b-md-0", "b", namespace="nb")]
+    cps = [entry("a-cp", "a", kind="KubeadmControlPlane"), entry("b-cp", "b", kind="KubeadmControlPlane", namespace="nb")]
+    assert [e["name"] for e in refresh.select_targets(mds, cps, clusters=["b"], control_plane=True)] == ["b-cp", "b-md-0"]
+    got = refresh.select_targets(mds, cps, names=["a-md-1", "nb/b-md-0"], control_plane=True)
+    assert [e["name"] for e in got] == ["a-cp", "b-cp", "a-md-1", "b-md-0"]
+    # narrowed by a label selector: only the control planes of the clusters of the MachineDeployments read
+    got = refresh.select_targets(mds[:1], cps, control_plane=True, narrowed=True)
+    assert [e["name"] for e in got] == ["a-cp", "a-md-0"]
+
+
+# ----- plan
+
+
+def test_healthy_object_is_switched():
+    obj = plan_one(entry("a-md-0"))
+    assert obj["action"] == "switch" and obj["result"] == "pending" and obj["blockers"] == []
+    assert obj["before"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-md-0-old"}
+    assert obj["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-md-0-new"}
+    assert obj["target_ref"]["api_group"] == "infrastructure.cluster.x-k8s.io"
+    assert obj["replicas"] == 2 and obj["resume"] is False
+
+
+def test_check_mode_plans():
+    obj = plan_one(entry("a-md-0"), mode="check")
+    assert obj["result"] == "planned"
+
+
+@pytest.mark.parametrize("kwargs, text", [
+    ({"paused": True}, "paused: spec.paused is true"),
+    ({"topology": True}, "managed by a Cluster topology"),
+    ({"complete": False}, "not healthy or already rolling out: a-md-0 rolling"),
+    ({"strategy": "OnDelete"}, "strategy OnDelete"),
+    ({"pending": True}, "a rollout is already scheduled for 2026-12-01T00:00:00Z"),
+])
+def test_blockers(kwargs, text):
+    obj = plan_one(entry("a-md-0", **kwargs))
+    assert obj["action"] == "skip" and obj["result"] == "skipped"
+    assert any(text in b for b in obj["blockers"]), obj["blockers"]
+
+
+def test_a_clone_that_cannot_be_planned_blocks():
+    obj = entry("a-md-0")
+    got = plan_one(obj, clones=clone(obj, ok=False, msg="source template missing"))
+    assert got["blockers"] == ["target template: source template missing"]
+
+
+def test_version_skew_against_the_control_plane_blocks():
+    cp = entry("c1-cp", kind="KubeadmControlPlane", version="v1.29.0")
+    got = refresh.plan([entry("a-md-0", version="v1.30.4")], clone(entry("a-md-0")), control_planes=[cp], refresh_id="x")[0]
+    assert any(b.startswith("version skew: ") and "newer minor" in b for b in got["blockers"])
+
+
+def test_already_on_target_and_complete_is_unchanged():
+    obj = entry("a-md-0", template="a-md-0-new", last={"id": "hw-1", "at": "2026-11-30T06:00:00Z", "action": "restarted"})
+    got = plan_one(obj, clones=clone(obj, cloned_from="a-md-0-old"))
+    assert got["action"] == "unchanged" and got["result"] == "succeeded"
+    assert got["before"]["infrastructure_ref"]["name"] == "a-md-0-old"  # from the clone's cloned-from annotation
+    assert got["started"] == "2026-11-30T06:00:00Z"
+
+
+def test_switched_by_this_refresh_and_still_rolling_is_resumed():
+    obj = entry("a-md-0", template="a-md-0-new", complete=False, last={"id": "hw-1", "at": "2026-11-30T06:00:00Z"})
+    got = plan_one(obj)
+    assert got["action"] == "switch" and got["resume"] is True and got["blockers"] == []
+    assert got["started"] == "2026-11-30T06:00:00Z"
+
+
+def test_rolling_out_for_someone_else_on_target_template_blocks():
+    obj = entry("a-md-0", template="a-md-0-new", complete=False, last={"id": "other"})
+    assert plan_one(obj)["action"] == "skip"
+
+
+def test_undone_by_this_refresh_is_skipped_without_blockers():
+    obj = entry("a-md-0", last={"id": "hw-1-undo", "at": "2026-11-30T07:00:00Z"})
+    got = plan_one(obj)
+    assert got["action"] == "skip" and got["blockers"] == [] and "undo" in got["notes"][0]
+
+
+def test_restart_plans_without_clones():
+    obj = entry("a-md-0", topology=True)
+    got = refresh.plan([obj], {}, refresh_id="r-1", restart=True)[0]
+    assert got["action"] == "switch" and got["blockers"] == [] and got["restart"] is True
+    assert got["after"]["infrastructure_ref"]["name"] == "a-md-0-old"
+    done = entry("a-md-0", last={"id": "r-1", "at": "2026-11-30T06:00:00Z"})
+    assert refresh.plan([done], {}, refresh_id="r-1", restart=True)[0]["action"] == "unchanged"
+
+
+def test_clone_outcomes_from_loop_results():
+    results = [
+        {"item": {"ref": "machinedeployment/default/a"}, "failed": False,
+         "infrastructure_ref": {"name": "a-new"}, "template": {}},
+        {"item": {"ref": "machinedeployment/default/b"}, "failed": True, "msg": "no"},
+        {"item": "junk"}, "junk",
+    ]
+    got = refresh.clone_outcomes(results)
+    assert got["machinedeployment/default/a"]["ok"] is True
+    assert got["machinedeployment/default/b"] == {"ok": False, "msg": "no", "infrastructure_ref": None, "template": None}
+    assert len(got) == 2
+
+
+# ----- waves
+
+
+def test_plan_waves_control_planes_first_then_canary():
+    objs = refresh.plan([entry("a-cp", "a", kind="KubeadmControlPlane"), entry("b-cp", "b", kind="KubeadmControlPlane"),
+                         entry("a-md-0", "a"), entry("b-md-0", "b"), entry("a-md-1", "a"), entry("x-md-0", "x", paused=True)],
+                        dict(item for o in ("a-cp", "b-cp", "a-md-0", "b-md-0", "a-md-1", "x-md-0")
+                             for item in clone(entry(o, kind="KubeadmControlPlane" if o.endswith("cp") else "MachineDeployment")).items()),
+                        refresh_id="hw-1")
+    waves = refresh.plan_waves(objs, max_in_flight=2, canary=True)
+    assert [(w["index"], w["name"], w["kind"]) for w in waves] == [
+        (0, "control-plane-1", "KubeadmControlPlane"), (1, "canary", "MachineDeployment"), (2, "wave-1", "MachineDeployment")]
+    assert waves[0]["objects"] == ["kubeadmcontrolplane/default/a-cp", "kubeadmcontrolplane/default/b-cp"]
+    assert waves[1]["objects"] == ["machinedeployment/default/a-md-0"]
+    assert waves[2]["objects"] == ["machinedeployment/default/b-md-0", "machinedeployment/default/a-md-1"]
+    by_name = {o["name"]: o for o in objs}
+    assert by_name["a-md-1"]["wave"] == 2 and by_name["a-md-1"]["wave_name"] == "wave-1"
+    assert by_name["x-md-0"]["wave"] is None
+
+
+def test_wave_size():
+    assert refresh.wave_size("25%", 10) == 3
+    assert refresh.wave_size(4, 2) == 4
+    with pytest.raises(ValueError):
+        refresh.wave_size("0", 3)
+    with pytest.raises(ValueError):
+        refresh.wave_size(False, 3)

@@ -12,6 +12,8 @@ inventory=$state/inventory.yml
 [ -f "$inventory" ] || { echo "no fleet in $state (run: make sim-up)" >&2; exit 1; }
 refresh_id=${REFRESH_ID:-demo-$(date -u +%Y%m%d-%H%M%S)}
 report_dir=${REPORT_DIR:-report/$refresh_id}
+# Absolute: the role writes relative paths next to the playbook, not where this script runs.
+case $report_dir in /*) ;; *) report_dir=$root/$report_dir ;; esac
 export ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$root/ansible.cfg}
 # Every worker and control plane of the fleet onto "new hardware" (a new node image), two objects per
 # wave after a canary, a short soak; blocked objects (ClusterClass-managed, paused, OnDelete) are
@@ -29,7 +31,6 @@ status=0
 "$venv/bin/ansible-playbook" -i "$inventory" playbooks/hardware_refresh.yml \
   -e "$vars" -e refresh_id="$refresh_id" -e report_dir="$report_dir" || status=$?
 
-case $report_dir in /*) ;; *) report_dir=$root/$report_dir ;; esac
 echo
 echo "Plan:   $report_dir/plan/report.html"
 echo "Report: $report_dir/report.html (also report.md and report.json)"

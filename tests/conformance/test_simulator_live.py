@@ -26,6 +26,7 @@ from capisim import readiness
 from capisim.fleetspec import load_fleet
 from capisim.kubeapi import resource_path
 from capisim.objects import collection_path, workload_objects
+from capisim.polling import wait_for
 
 pytestmark = pytest.mark.needs_controller
 
@@ -45,17 +46,6 @@ def mgmt(request, fleet_factory):
 def now_rfc3339(offset=0.0):
     moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def wait_for(what, predicate, timeout=60.0, interval=0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(interval)
 
 
 def conditions_of(obj):

@@ -8,7 +8,6 @@ Puts tests/sim on sys.path and loads the capisim pytest plugin (fleet_factory), 
 import datetime
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 SIM = str(REPO / "tests" / "sim")
 if SIM not in sys.path:
     sys.path.insert(0, SIM)
+
+from capisim.polling import wait_for  # noqa: E402  (needs tests/sim on sys.path)
 
 
 def pytest_configure(config):
@@ -135,16 +136,7 @@ class CapiEnv:
     def annotate(self, kind, name, key, value, namespace="default"):
         self.admin.patch_merge(self.path(kind, namespace, name), {"metadata": {"annotations": {key: value}}})
 
-    @staticmethod
-    def wait_for(predicate, timeout, what, interval=0.5):
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-            time.sleep(interval)
+    wait_for = staticmethod(wait_for)
 
     @staticmethod
     def utc_in(seconds):

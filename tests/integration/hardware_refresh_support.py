@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,17 +115,6 @@ class Background:
             raise AssertionError(f"ansible-playbook still running after {timeout}s:\n{self.output()[-6000:]}")
         self._out.close()
         return PlaybookRun(rc, self.log.read_text(encoding="utf-8"), self.report_dir)
-
-
-def wait_for(predicate, timeout, what, interval=0.3):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
 class Mgmt:

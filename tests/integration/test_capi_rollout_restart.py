@@ -75,7 +75,7 @@ def test_deferred_restart_fires_once_its_time_passes(capi):
     assert info["rollout"]["after"] == when and info["rollout"]["pending"] is True
     assert set(capi.machine_sets("wb-md-0")) == set(before)
 
-    new = capi.wait_for(lambda: set(capi.machine_sets("wb-md-0")) - set(before), 120, "the scheduled rollout to start")
+    new = capi.wait_for("the scheduled rollout to start", lambda: set(capi.machine_sets("wb-md-0")) - set(before), 120)
     assert len(new) == 1
     (name,) = new
     assert capi.machine_sets("wb-md-0")[name]["metadata"]["creationTimestamp"] >= when

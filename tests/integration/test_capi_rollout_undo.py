@@ -92,7 +92,7 @@ def settle(capi, name):
     """Wait until CAPI has cleaned up after a completed rollout: v1.14 deletes every old MachineSet,
     v1.10 keeps one (revisionHistoryLimit 1)."""
     keep = 1 if capi.capi_version == "v1.14" else 2
-    capi.wait_for(lambda: len(sets_of(capi, name)) <= keep, 60, f"old MachineSets of {name} to be cleaned up")
+    capi.wait_for(f"old MachineSets of {name} to be cleaned up", lambda: len(sets_of(capi, name)) <= keep, 60)
 
 
 def switch(capi, name, suffix, wait=True):

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook, wait_for
+from capisim.polling import wait_for
+from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook
 
 pytestmark = pytest.mark.needs_controller
 
@@ -194,7 +195,7 @@ def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment
         return all(clusters[h].last_rollout("MachineDeployment", names[0]).get("id") == "it-resume" for h, names in mds.items())
 
     try:
-        wait_for(switched, 180, "the canary waves to be switched")
+        wait_for("the canary waves to be switched", switched, 180)
     finally:
         first.kill()  # mid-wave: the canaries are rolling out, the lock is held
     assert "PLAY RECAP" not in first.output()
@@ -224,7 +225,7 @@ def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
                        dict(FAST, refresh_id="it-lock-a", template_overrides=overrides("lock-a"), clusters=["l3"], soak_seconds=6),
                        tmp_path / "first", limit="hw-lab")
     try:
-        holder = wait_for(lab.lease_holder, 120, "the first run to take the lock")
+        holder = wait_for("the first run to take the lock", lab.lease_holder, 120)
         second = run_playbook(hw.inventory, "hardware_refresh.yml",
                               dict(FAST, refresh_id="it-lock-b", template_overrides=overrides("lock-b"), clusters=["l3"]),
                               tmp_path / "second", limit="hw-lab")

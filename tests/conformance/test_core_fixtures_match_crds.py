@@ -1,41 +1,32 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The unit-test fixtures of the core must be objects the real CRDs accept: validate them against
-the CRD schemas of CAPI v1.10.10 (v1beta1) and v1.14.0 (v1beta2) from $CAPI_CRDS_DIR or
-../shared/crds. Lives here rather than in tests/unit because ansible-test runs units in a copy
-of the collection with a filtered environment, where the CRDs cannot be found."""
+the CRD schemas of CAPI v1.10.10 (v1beta1) and v1.14.0 (v1beta2), as the simulator installs them
+(capisim.crds.load_crds: the reduced copies in tests/crds, or upstream originals from $CAPI_CRDS_DIR).
+Lives here rather than in tests/unit because ansible-test runs units in a copy of the collection
+with a filtered environment, where the CRDs cannot be found."""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import os
-
 import pytest
 
-from capisim.crds import crds_dir
+from capisim.crds import load_crds
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 import jsonschema
-import yaml
 
-CRDS = str(crds_dir("v1.10").parent)
-
-FILES = {
-    "MachineDeployment": "cluster.x-k8s.io_machinedeployments.yaml",
-    "MachineSet": "cluster.x-k8s.io_machinesets.yaml",
-    "Machine": "cluster.x-k8s.io_machines.yaml",
-    "Cluster": "cluster.x-k8s.io_clusters.yaml",
-    "KubeadmControlPlane": "controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml",
-}
-RELEASE = {"v1beta1": "capi-v1.10.10", "v1beta2": "capi-v1.14.0"}
+RELEASE = {"v1beta1": "v1.10", "v1beta2": "v1.14"}  # API version -> capi_version (capisim.crds.RELEASES)
+_crds = {}
 _cache = {}
 
 
 def _schema(kind, version):
     key = (kind, version)
     if key not in _cache:
-        with open(os.path.join(CRDS, RELEASE[version], FILES[kind])) as handle:
-            crd = yaml.safe_load(handle)
+        if version not in _crds:
+            _crds[version] = load_crds(RELEASE[version])
+        crd = [c for c in _crds[version] if c["spec"]["names"]["kind"] == kind][0]
         schema = [v for v in crd["spec"]["versions"] if v["name"] == version][0]["schema"]["openAPIV3Schema"]
         _cache[key] = _strict(schema)
     return _cache[key]

@@ -1,10 +1,12 @@
-"""Command line: ``python -m capisim up|down|status --state DIR [--fleet FILE]``.
+"""Command line: ``python -m capisim up|down|status --state DIR [--fleet FILE]``, ``crds-vendor --upstream DIR``.
 
 up      validate FILE, start its management clusters in parallel, create the CAPI objects, wait until
         every rollout is complete, write DIR/inventory.yml. Exit 0 also when it was already up.
 down    stop exactly the recorded processes (all clusters and controllers); --purge removes DIR.
 status  per management cluster its MachineDeployments/KubeadmControlPlanes and their counters.
 down and status read the fleet recorded in DIR; --fleet limits them to that spec's clusters.
+crds-vendor  regenerate tests/crds (reduced CRDs, provenance.yml, PROVENANCE.md) from upstream originals
+        (one directory per release, e.g. ../shared/crds with its SOURCES.md); see crds.vendor().
 Progress goes to stderr; status output to stdout. Exit 1 with a message on any failure.
 """
 
@@ -12,6 +14,7 @@ import argparse
 import os
 import sys
 
+from . import crds
 from .fleet import Fleet
 from .fleetspec import FleetSpecError
 from .kubeapi import ApiError
@@ -31,12 +34,17 @@ def _parser():
             cmd.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the fleet (default 180)")
         if name == "down":
             cmd.add_argument("--purge", action="store_true", help="also remove the state directory")
+    cmd = sub.add_parser("crds-vendor", help="regenerate tests/crds from upstream CRD files")
+    cmd.add_argument("--upstream", required=True, help="upstream originals, one directory per release (e.g. ../shared/crds)")
     return parser
 
 
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
+        if args.command == "crds-vendor":
+            print(f"{len(crds.vendor(args.upstream))} CRD files written to {crds.VENDORED}", file=sys.stderr)
+            return 0
         if args.command == "up":
             Fleet.load(args.fleet, args.state).up(controller=not args.no_controller, timeout=args.timeout)
             return 0

@@ -225,19 +225,31 @@ resources:
       type: dict
       contains:
         complete:
-          description: Whether the rollout is complete (observed, all replicas up to date and available, no old replicas).
+          description:
+            - Whether the rollout is complete (observed, no trigger pending, all replicas up to date and available,
+              a MachineSet with the current template holds them and no old MachineSet keeps replicas).
+            - See the collection's C(docs/rollout-completion.md) for the rules per Cluster API release.
           type: bool
         message:
           description: What the rollout waits for, or that it finished (the wording of C(kubectl rollout status)).
           type: str
         waiting_for:
-          description: Machine-readable form of C(message), for example V(updated_replicas), V(old_replicas); null when complete.
+          description:
+            - Machine-readable form of C(message), for example V(pending) (a scheduled trigger the API server's clock
+              has not reached), V(updated_replicas), V(new_machine_set), V(old_replicas); null when complete.
           type: str
+        warnings:
+          description:
+            - What to know although the state is decided, for example that the object is in the state of
+              upstream bug kubernetes-sigs/cluster-api#13182 (complete, but CAPI v1.10-v1.12.3 never settle its counters).
+            - Each is also shown as an Ansible warning.
+          type: list
+          elements: str
         after:
           description: The scheduled rollout trigger (C(spec.rolloutAfter) / C(spec.rollout.after)) in UTC, if any.
           type: str
         pending:
-          description: Whether C(after) is in the future, that is a scheduled rollout that has not fired yet.
+          description: Whether C(after) is in the future by the API server's clock, that is a scheduled rollout that has not fired yet.
           type: bool
         strategy:
           description: Rollout strategy (C(type), C(max_surge), C(max_unavailable)).
@@ -246,6 +258,7 @@ resources:
         complete: false
         message: "Waiting for machinedeployment/fleet-a/prod-eu-1-md-0 rollout to finish: 1 out of 3 new replicas have been updated..."
         waiting_for: updated_replicas
+        warnings: []
         after: "2026-03-01T12:00:00Z"
         pending: false
         strategy: {type: RollingUpdate, max_surge: 1, max_unavailable: 0}

@@ -36,8 +36,15 @@ options:
   after:
     description:
       - When the rollout should happen. Omitted or V(now) rolls now.
+      - Every time is the management cluster's (the C(Date) header of the API server's responses), never the
+        Ansible host's clock. V(now) writes one whole second before the server's current second, so that the new
+        MachineSet is always created after it (Cluster API v1.10.0-v1.12.3 never finish a rollout whose MachineSet
+        was created in the trigger's second, upstream bug kubernetes-sigs/cluster-api#13182).
       - An RFC 3339 time, for example V(2026-03-01T22:00:00Z) or V(2026-03-01T23:00:00+01:00), schedules the
-        rollout; Cluster API starts it at its first reconcile after that time. A time in the past rolls now.
+        rollout; Cluster API starts it at its first reconcile after that time (the next event or its periodic resync,
+        up to 10 minutes later by default).
+      - A time in the past replaces the Machines created before it. When none was (the current MachineSet or every
+        control plane Machine is newer), nothing is written and the task reports V(unchanged) with a warning.
       - A scheduled time only triggers, it never delays; any template change rolls immediately.
     type: str
   force:

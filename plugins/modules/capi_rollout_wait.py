@@ -222,10 +222,16 @@ resources:
     replicas:
       description: Replica counters (C(desired), C(current), C(ready), C(available), C(up_to_date)).
       type: dict
+    warnings:
+      description:
+        - What to know about the final state, for example upstream bug kubernetes-sigs/cluster-api#13182 recognised
+          (complete, but CAPI v1.10-v1.12.3 never settle the counters). Also shown as Ansible warnings.
+      type: list
+      elements: str
   sample:
     - {ref: machinedeployment/team-a/prod-1-md-0, kind: MachineDeployment, namespace: team-a, name: prod-1-md-0,
        done: true, done_at: "2026-03-01T12:08:50Z", message: "machinedeployment/team-a/prod-1-md-0 successfully rolled out",
-       replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}}
+       replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}, warnings: []}
 failed_refs:
   description: The objects that made the wait fail.
   returned: always
@@ -307,7 +313,8 @@ def _digest(value):
 
 
 def read(run, objects):
-    """({ref: (object, api_version)}) of the objects that exist: one LIST per (kind, namespace)."""
+    """({ref: (object, api_version, machine_sets)}) of the objects that exist: one LIST per (kind,
+    namespace), plus one MachineSet LIST per namespace with MDs (they decide an MD's completion)."""
     groups = {}
     for kind, namespace, name, _ref in objects:
         groups.setdefault((kind, namespace), []).append(name)
@@ -315,16 +322,18 @@ def read(run, objects):
     for (kind, namespace), names in sorted(groups.items()):
         selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(set(names))},
                                   require_match=False)
+        machine_sets = run.machine_sets(selected) if selected.objects else []
         for obj in selected.objects:
             meta = obj.get("metadata") or {}
-            found[make_ref(kind, namespace, meta.get("name"))] = (obj, selected.version)
+            found[make_ref(kind, namespace, meta.get("name"))] = (obj, selected.version, machine_sets)
     return found
 
 
-def snapshot(obj, version):
-    status = statuses.rollout_status(obj, api_version=version)
+def snapshot(obj, version, machine_sets, now):
+    status = statuses.rollout_status(obj, api_version=version, machine_sets=machine_sets, now=now)
     kind = apiversion.rollout_kind(obj.get("kind"))
-    return {"done": bool(status["done"]), "message": status["message"],
+    return {"done": bool(status["done"]), "message": status["message"], "warnings": status["warnings"],
+            "pending": status["waiting_for"] == "pending",
             "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
 
 
@@ -355,7 +364,7 @@ def stuck_details(run, found, refs):
         if ref not in found:
             out[ref] = {"lines": ["the object no longer exists"], "machines": []}
             continue
-        obj, version = found[ref]
+        obj, version, _machine_sets = found[ref]
         meta = obj.get("metadata") or {}
         kind = apiversion.rollout_kind(obj.get("kind"))
         label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
@@ -374,14 +383,14 @@ def stuck_details(run, found, refs):
     return out
 
 
-def _resources(objects, found, state):
+def _resources(objects, snaps, state):
     out = []
     for kind, namespace, name, ref in objects:
         entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
-                 "replicas": {}, "done_at": ws.stamp(state["done_at"].get(ref))}
-        if ref in found:
-            snap = snapshot(*found[ref])
-            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"])
+                 "replicas": {}, "warnings": [], "done_at": ws.stamp(state["done_at"].get(ref))}
+        if ref in snaps:
+            snap = snaps[ref]
+            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"])
         out.append(entry)
     return out
 
@@ -417,6 +426,7 @@ def main():
     state = params.get("tracking")
     lines = []
     found = {}
+    snaps = {}
     try:
         objects = _objects(params)
         if not objects:
@@ -429,7 +439,9 @@ def main():
         interval = max(params["poll_interval"], 1)
         while True:
             found = read(run, objects)
-            snaps = {ref: snapshot(*pair) for ref, pair in found.items()}
+            server_now = run.api.server_now()
+            snaps = {ref: snapshot(obj, version, machine_sets, server_now)
+                     for ref, (obj, version, machine_sets) in found.items()}
             lines.extend(ws.observe(state, time.time(), snaps, params["wait_timeout"], params["stall_timeout"],
                                     params["soak_seconds"]))
             if state["phase"] in ws.FINISHED:
@@ -446,8 +458,12 @@ def main():
         run.fail(err, changed=False, finished_call=True, tracking=state or {}, phase=ws.FAILED)
     run.progress.extend(lines)
     summary = ws.summary(state)
-    result = run.result(changed=False, resources=_resources(objects, found, state), finished_call=state["phase"] in ws.FINISHED,
+    result = run.result(changed=False, resources=_resources(objects, snaps, state), finished_call=state["phase"] in ws.FINISHED,
                         tracking=state, lease_renewals=0, **{k: v for k, v in summary.items() if k != "done_at"})
+    if state["phase"] in ws.FINISHED:
+        for entry in result["resources"]:
+            for warning in entry["warnings"]:
+                module.warn(f"{entry['ref']}: {warning}")
     if state["phase"] == ws.FAILED:
         result["stuck"] = stuck_details(run, found, state["failed_refs"])
         result["api_requests"] = run.api.count

@@ -21,10 +21,6 @@ RESOURCE = {"group": leases.GROUP, "plural": leases.PLURAL}
 MAX_CONFLICTS = 5
 
 
-def utcnow():
-    return datetime.datetime.now(datetime.timezone.utc)
-
-
 class LockFailed(RolloutError):
     """The lock could not be taken (held by another holder after the wait, or endless conflicts);
     ``result`` holds the module result fields."""
@@ -37,11 +33,12 @@ class LockFailed(RolloutError):
 class Lock(object):
     """One Lease on one API server."""
 
-    def __init__(self, api, name, namespace, now=utcnow, sleep=time.sleep, clock=time.monotonic):
+    def __init__(self, api, name, namespace, now=None, sleep=time.sleep, clock=time.monotonic):
         self.api = api
         self.name = name
         self.namespace = namespace
-        self.now = now
+        # Server time by default: holders on hosts whose clocks disagree must agree on staleness.
+        self.now = now or api.server_now
         self.sleep = sleep
         self.clock = clock
         self.collection = resource_path(leases.GROUP, leases.VERSION, leases.PLURAL, namespace)

@@ -7,6 +7,8 @@
 - Writes carry ``metadata.resourceVersion`` (see ``patch_merge``), so a concurrent change answers 409;
   ``with_conflict_retry`` re-reads, re-plans and retries a bounded number of times.
 - Every request sent is counted (``Api.count``) so a module can report what it cost.
+- Every response's ``Date`` header feeds ``Api.clock`` (client.serverclock): times this collection
+  writes or compares are the API server's, not the Ansible host's.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,6 +20,7 @@ import time
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.serverclock import ServerClock
 
 try:
     from urllib3.exceptions import HTTPError as StreamError
@@ -52,6 +55,7 @@ class Api(object):
         self.sleep = sleep
         self.count = 0
         self.log = []  # (verb, path, status) per request sent, for tests and debugging
+        self.clock = ServerClock()
 
     @property
     def host(self):
@@ -87,6 +91,7 @@ class Api(object):
                     continue
                 raise
             self.log.append((verb, path, resp.status))
+            self.clock.observe(resp.headers)
             if resp.status in RETRYABLE_STATUS and safe and attempt + 1 < self.attempts:
                 if resp.raw is not None:
                     resp.raw.release_conn()
@@ -96,6 +101,10 @@ class Api(object):
             if resp.status >= 400:
                 raise ApiError(resp.status, resp.data, method=method, path=path, headers=resp.headers)
             return resp if stream else resp.data
+
+    def server_now(self):
+        """The API server's current time (client.serverclock); the host's before any response."""
+        return self.clock.now()
 
     # ----- verbs -----
     def get(self, path):

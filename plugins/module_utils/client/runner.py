@@ -39,10 +39,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 CONFLICT_ATTEMPTS = 3
 
 
-def utcnow():
-    return datetime.datetime.now(datetime.timezone.utc)
-
-
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 
@@ -51,6 +47,8 @@ class Run(object):
         self.api = None
         self.discovery = None
         self.progress = []
+        # The MachineSets the last wait decided with, so its result entries agree with it.
+        self.waited_machine_sets = None
 
     def connect(self):
         module = self.module
@@ -97,15 +95,28 @@ class Run(object):
             return [views.machine_view(item, api_version=version) for item in items]
         return lister
 
+    def machine_sets(self, selected):
+        """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
+        return self.machine_sets_at(selected)[0]
+
+    def machine_sets_at(self, selected):
+        """(MachineSets of the selection's namespace, the list's resourceVersion); ([], None) for KCPs."""
+        if selected.kind != apiversion.MACHINE_DEPLOYMENT:
+            return [], None
+        items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
+        return items, rv
+
     def wait(self, selected, objects, resource_version):
         params = self.module.params
         waiter = Waiter(self.api, selected.kind, selected.version, selected.namespace, selected.path,
                         wait_timeout=params["wait_timeout"], stall_timeout=params["stall_timeout"],
-                        label_selector=selected.sel["label_selector"], machines_lister=self.machines_lister(selected))
+                        label_selector=selected.sel["label_selector"], machines_lister=self.machines_lister(selected),
+                        machine_sets_lister=lambda: self.machine_sets_at(selected), now=self.api.server_now)
         try:
             return waiter.wait(objects, resource_version)
         finally:
             self.progress.extend(waiter.progress)
+            self.waited_machine_sets = waiter.machine_sets
 
 
 def _start_rv(selected, objects):
@@ -116,13 +127,21 @@ def _start_rv(selected, objects):
     return str(numeric[0]) if numeric else None
 
 
-def _entries(objects, clusters, version, now, machine_sets=None, machines=None):
+def _entries(objects, clusters, version, now, machine_sets=None, machines=None, show_machine_sets=False):
     out = []
     for obj in objects:
         cluster = clusters.get(views.cluster_name_of(obj))
         out.append(resource_info.resource_entry(obj, now=now, cluster=cluster, api_version=version,
-                                                machine_sets=machine_sets, machines=machines))
+                                                machine_sets=machine_sets, machines=machines,
+                                                show_machine_sets=show_machine_sets))
     return out
+
+
+def _warn_status(module, entries):
+    """Status warnings (core.status, e.g. upstream bug #13182) as Ansible warnings, once per object."""
+    for entry in entries:
+        for warning in (entry.get("rollout") or {}).get("warnings") or []:
+            module.warn(f"{entry['ref']}: {warning}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,20 +162,20 @@ def run_info(module):
         objects = selected.objects
         if params.get("wait") and objects:
             objects = run.wait(selected, objects, _start_rv(selected, objects))
-        machine_sets = machines = None
+        machines = None
         history = params.get("history") or params.get("revision") is not None
-        if (params.get("machine_sets") or history) and selected.kind == apiversion.MACHINE_DEPLOYMENT:
-            machine_sets, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
-        elif params.get("machine_sets") or history:
-            machine_sets = []
+        # MDs: the MachineSets decide completion (core.status), so they are always read.
+        machine_sets = run.machine_sets(selected) if objects else []
         if params.get("machines"):
             machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
-        resources = _entries(objects, clusters, selected.version, utcnow(),
-                             machine_sets if params.get("machine_sets") else None, machines)
+        resources = _entries(objects, clusters, selected.version, run.api.server_now(), machine_sets, machines,
+                             show_machine_sets=bool(params.get("machine_sets")))
+        _warn_status(module, resources)
         if history:
             _add_history(module, objects, resources, machine_sets, selected.version, params.get("revision"))
     except WaitFailed as err:
-        run.fail(err, resources=_entries(err.objects, {}, selected.version, utcnow()))
+        run.fail(err, resources=_entries(err.objects, {}, selected.version, run.api.server_now(),
+                                         run.waited_machine_sets))
     except (RolloutError, ApiError, TransportError) as err:
         run.fail(err)
     module.exit_json(**run.result(changed=False, resources=resources))
@@ -178,12 +197,21 @@ def _add_history(module, objects, resources, machine_sets, version, revision):
 
 def _restart_planner(run, selected, clusters, now, actor):
     params = run.module.params
+    machine_sets = machines = None
+    if restarts.is_past(params.get("after"), now):
+        # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
+        if selected.kind == apiversion.MACHINE_DEPLOYMENT:
+            machine_sets = run.machine_sets(selected)
+        else:
+            machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
+                                             label_selector=keys.CONTROL_PLANE_NAME_LABEL)
 
     def plan(obj):
         return restarts.plan_restart(obj, now, api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
                                      after=params.get("after"), infrastructure_ref=params.get("infrastructure_ref"),
                                      force=params.get("force"), rollout_id=params.get("rollout_id"),
-                                     reason=params.get("reason"), actor=actor, history_limit=params.get("history_limit"))
+                                     reason=params.get("reason"), actor=actor, history_limit=params.get("history_limit"),
+                                     machine_sets=machine_sets, machines=machines)
     return plan
 
 
@@ -256,7 +284,8 @@ def run_change(module, verb):
                          reason="invalid_selection", changed=False, results=[], progress=[], api_requests=0)
     if verb == "undo":
         try:
-            undo_client.refuse_kind(params, utcnow())
+            # Before any request: only the kind is checked, the time is not used.
+            undo_client.refuse_kind(params, datetime.datetime.now(datetime.timezone.utc))
         except RolloutError as err:
             module.fail_json(**dict(err.to_dict(), changed=False, results=[], progress=[], api_requests=0))
     run = Run(module)
@@ -267,7 +296,8 @@ def run_change(module, verb):
     try:
         selected = run.select(require_match=True)
         clusters = run.clusters(selected)
-        now = utcnow()
+        # Server time: triggers and records must be in the controllers' clock (client.serverclock).
+        now = run.api.server_now()
         # Every object is planned before anything is written: one refusal fails the task untouched.
         plan_for = PLANNERS[verb](run, selected, clusters, now, identity.actor_for(run.api.connection))
         planned = [(obj, plan_for(obj)) for obj in selected.objects]
@@ -285,10 +315,13 @@ def run_change(module, verb):
         if params.get("wait") and not module.check_mode:
             objects = [final.get(obj["metadata"]["name"], obj) for obj in selected.objects]
             objects = run.wait(selected, objects, _start_rv(selected, objects))
-            for entry, status in zip(results, _entries(objects, clusters, selected.version, utcnow())):
+            entries = _entries(objects, clusters, selected.version, run.api.server_now(), run.waited_machine_sets)
+            _warn_status(module, entries)
+            for entry, status in zip(results, entries):
                 entry["status"] = status
     except WaitFailed as err:
-        statuses = {e["name"]: e for e in _entries(err.objects, {}, selected.version, utcnow())}
+        statuses = {e["name"]: e for e in _entries(err.objects, {}, selected.version, run.api.server_now(),
+                                                   run.waited_machine_sets)}
         for entry in results:
             entry["status"] = statuses.get(entry["name"])
         run.fail(err, changed=any(entry["changed"] for entry in results), results=results)

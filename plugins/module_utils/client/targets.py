@@ -119,9 +119,15 @@ def clusters_for(api, discovery, objects, namespace):
 
 def list_kind(api, discovery, kind, namespace, label_selector=None):
     """All objects of ``kind`` in ``namespace`` (MachineSets, Machines) with one LIST."""
-    version = discovery.capi_version(kind)
-    items, _rv = _list(api, kind, version, namespace, label_selector)
+    items, version, _rv = list_kind_at(api, discovery, kind, namespace, label_selector)
     return items, version
+
+
+def list_kind_at(api, discovery, kind, namespace, label_selector=None):
+    """(items, api version, the list's resourceVersion) of ``kind`` in ``namespace`` with one LIST."""
+    version = discovery.capi_version(kind)
+    items, rv = _list(api, kind, version, namespace, label_selector)
+    return items, version, rv
 
 
 def template_exists(api, discovery, namespace, target, ref=None):

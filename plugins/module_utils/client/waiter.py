@@ -73,10 +73,16 @@ def progress_line(status):
 
 
 class Waiter(object):
-    """Waits for the rollouts of ``names`` (objects of ``kind`` in ``namespace``)."""
+    """Waits for the rollouts of ``names`` (objects of ``kind`` in ``namespace``).
+
+    MDs are decided with the namespace's MachineSets (core.status): ``machine_sets_lister`` lists
+    them again whenever an object's counters look settled (about once per replaced Machine), so a
+    finished-looking MD is never reported complete from counters alone. ``now`` is the API server's
+    time: a trigger it has not reached yet is pending, and the wait wakes up when it is.
+    """
 
     def __init__(self, api, kind, version, namespace, path, wait_timeout, stall_timeout, label_selector=None,
-                 clock=time.monotonic, now=_utcnow, machines_lister=None):
+                 clock=time.monotonic, now=_utcnow, machines_lister=None, machine_sets_lister=None):
         self.api = api
         self.kind = kind
         self.version = version
@@ -88,10 +94,15 @@ class Waiter(object):
         self.clock = clock
         self.now = now
         self.machines_lister = machines_lister
+        self.machine_sets_lister = machine_sets_lister
+        self.machine_sets = None
+        self.machine_set_lists = 0
         self.progress = []
         self.watches = 0
         self.relists = 0
         self._last_line = {}
+        self._list_rv = None  # resourceVersion of the last MachineSet list
+        self._listed_rvs = set()
 
     def _note(self, obj, status):
         line = progress_line(status)
@@ -100,8 +111,54 @@ class Waiter(object):
             self._last_line[name] = line
             self.progress.append(f"{timeutil.format_time(self.now())} {line}")
 
+    def _decide(self, obj):
+        return statuses.rollout_status(obj, api_version=self.version, machine_sets=self.machine_sets, now=self.now())
+
     def _status(self, obj):
-        return statuses.rollout_status(obj, api_version=self.version)
+        """The object's status, decided with MachineSets listed after it was seen whenever they can
+        decide it. A list whose resourceVersion is at least the object's reflects it already, so a
+        burst of events is decided with one list (resourceVersions are etcd revisions on every
+        kube-apiserver; where one is not a number, each new version of the object is listed again)."""
+        status = self._decide(obj)
+        if self.machine_sets_lister is None or self._listed_after(_rv(obj)) or not (
+                status["done"] or status["waiting_for"] in ("new_machine_set", "machine_sets")
+                or self._bug_13182_candidate(obj, status)):
+            return status
+        self.refresh_machine_sets(_rv(obj))
+        return self._decide(obj)
+
+    def _listed_after(self, rv):
+        if self._list_rv is None or rv is None:
+            return False
+        if str(rv).isdigit() and str(self._list_rv).isdigit():
+            return int(self._list_rv) >= int(rv)
+        return rv in self._listed_rvs
+
+    def _bug_13182_candidate(self, obj, status):
+        """Counters that only upstream bug #13182 leaves so: every replica exists and is available, the
+        new MachineSet holds them all (v1beta1 updatedReplicas), but fewer are up to date."""
+        replicas = status.get("replicas") or {}
+        desired = replicas.get("desired")
+        legacy_updated = apiversion.get_path(obj, apiversion.status_fields(self.kind, self.version)["v1beta1_updated"])
+        return desired is not None and replicas.get("current") == desired == replicas.get("available") == legacy_updated
+
+    def refresh_machine_sets(self, seen_rv=None):
+        """List the MachineSets again; ``seen_rv``: the object version that asked for it."""
+        self.machine_set_lists += 1
+        self.machine_sets, self._list_rv = self.machine_sets_lister()
+        self._listed_rvs = {seen_rv} if seen_rv else set()
+
+    def _wake_in(self, state, pending):
+        """Seconds until the earliest pending trigger fires by the server's clock (None when none)."""
+        now = self.now()
+        soonest = None
+        for name in pending:
+            after = views.view(state[name], api_version=self.version)["rollout"]["after"]
+            when = timeutil.parse_optional(after)
+            if when is not None and when > now:
+                wait = timeutil.seconds_between(now, when)
+                soonest = wait if soonest is None else min(soonest, wait)
+        return soonest
 
     def wait(self, objects, resource_version):
         """Block until every object's rollout is complete; returns the final objects (same order).
@@ -113,12 +170,21 @@ class Waiter(object):
         state = {_name(obj): obj for obj in objects}
         sigs = {}
         pending = set()
-        for name in order:
+        scheduled = set()
+
+        def observe(name):
+            """Decide one object; True when its signature changed (progress) or it waits for a trigger."""
             status = self._status(state[name])
             self._note(state[name], status)
-            sigs[name] = signature(state[name], self.kind, self.version)
-            if not status["done"]:
-                pending.add(name)
+            sig = signature(state[name], self.kind, self.version)
+            changed = sig != sigs.get(name)
+            sigs[name] = sig
+            (pending.discard if status["done"] else pending.add)(name)
+            (scheduled.add if status["waiting_for"] == "pending" else scheduled.discard)(name)
+            return changed
+
+        for name in order:
+            observe(name)
         start = self.clock()
         last_change = start
         rv = resource_version
@@ -126,11 +192,25 @@ class Waiter(object):
         field_selector = f"metadata.name={order[0]}" if len(order) == 1 else None
         while pending:
             now = self.clock()
+            if scheduled & pending:
+                # A trigger that has not fired is not a stall: the quiet time counts from when it fires.
+                last_change = now
             if now - start >= self.wait_timeout:
                 raise self._failure(state, pending, "wait_timeout", now - start, now - last_change)
             if now - last_change >= self.stall_timeout:
+                if self.machine_sets_lister is not None:
+                    # A state such as upstream bug #13182 settles without an event of the MD: list the
+                    # MachineSets once more and decide again before calling it a stall.
+                    self.refresh_machine_sets()
+                    for name in order:
+                        observe(name)
+                    if not pending:
+                        break
                 raise self._failure(state, pending, "stalled", now - start, now - last_change)
             budget = min(self.wait_timeout - (now - start), self.stall_timeout - (now - last_change))
+            wake = self._wake_in(state, scheduled & pending)
+            if wake is not None:
+                budget = min(budget, wake + 1.0)
             try:
                 self.watches += 1
                 events = self.api.watch(self.path, rv, budget, label_selector=self.label_selector,
@@ -146,33 +226,21 @@ class Waiter(object):
                                            ref=make_ref(self.kind, self.namespace, name), reason="deleted",
                                            hint="check who deleted it (the Cluster being deleted?)")
                     state[name] = obj
-                    status = self._status(obj)
-                    self._note(obj, status)
-                    sig = signature(obj, self.kind, self.version)
-                    if sig != sigs[name]:
-                        sigs[name] = sig
+                    if observe(name):
                         last_change = self.clock()
-                    if status["done"]:
-                        pending.discard(name)
-                    else:
-                        pending.add(name)
                     if not pending or self._expired(start, last_change):
                         break
+                if wake is not None and scheduled & pending:
+                    # The stream ended at (or after) a trigger time: decide again by the server's clock.
+                    if any([observe(name) for name in order]):
+                        last_change = self.clock()
             except ApiError as err:
                 if err.status != 410:
                     raise
                 rv = self._relist(state)
                 for name in order:
-                    sig = signature(state[name], self.kind, self.version)
-                    status = self._status(state[name])
-                    self._note(state[name], status)
-                    if sig != sigs[name]:
-                        sigs[name] = sig
+                    if observe(name):
                         last_change = self.clock()
-                    if status["done"]:
-                        pending.discard(name)
-                    else:
-                        pending.add(name)
             except TransportError:
                 failures += 1
                 if failures >= MAX_STREAM_FAILURES:

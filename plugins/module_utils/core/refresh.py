@@ -189,7 +189,8 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
                         "roll it by hand")
     if _get(entry, "rollout", "pending"):
         blockers.append(f"a rollout is already scheduled for {_get(entry, 'rollout', 'after')}")
-    if not _get(entry, "rollout", "complete") and not (on_target and ours):
+    if not _get(entry, "rollout", "complete") and not (on_target and ours) and \
+            _get(entry, "rollout", "waiting_for") != "pending":
         blockers.append(f"not healthy or already rolling out: {_get(entry, 'rollout', 'message')}")
     if kind == MACHINE_DEPLOYMENT:
         cp_version = cp_versions.get((entry.get("namespace"), entry.get("cluster")))

@@ -88,16 +88,20 @@ def machine_entry(machine, api_version=None):
     }
 
 
-def resource_entry(obj, now=None, cluster=None, api_version=None, machine_sets=None, machines=None):
-    """Entry for one MD/KCP. ``machine_sets``/``machines``: None to leave the keys out, else the
-    namespace's MachineSets/Machines (ownership is decided here)."""
+def resource_entry(obj, now=None, cluster=None, api_version=None, machine_sets=None, machines=None,
+                   show_machine_sets=True):
+    """Entry for one MD/KCP. ``now``: the API server's time. ``machine_sets``/``machines``: None to
+    leave the keys out, else the namespace's MachineSets/Machines (ownership is decided here); the
+    MachineSets also make the completion of an MD exact (core.status), and ``show_machine_sets``
+    false keeps them out of the entry."""
     kind = apiversion.rollout_kind(obj.get("kind"))
     view = views.view(obj, now=now, cluster=cluster, api_version=api_version)
-    status = statuses.rollout_status(obj, api_version=api_version)
+    status = statuses.rollout_status(obj, api_version=api_version, machine_sets=machine_sets, now=now)
     rollout = dict(view["rollout"])
     rollout["complete"] = bool(status["done"])
     rollout["message"] = status["message"]
     rollout["waiting_for"] = status["waiting_for"]
+    rollout["warnings"] = status["warnings"]
     template = view["template"]
     entry = {
         "kind": kind,
@@ -122,7 +126,7 @@ def resource_entry(obj, now=None, cluster=None, api_version=None, machine_sets=N
     owned_sets = None
     if kind == apiversion.MACHINE_DEPLOYMENT and (machine_sets is not None or machines is not None):
         owned_sets = owned_machine_sets(obj, machine_sets)
-    if machine_sets is not None:
+    if machine_sets is not None and show_machine_sets:
         entry["machine_sets"] = [machine_set_entry(ms, api_version=api_version) for ms in owned_sets or []]
     if machines is not None:
         entry["machines"] = [machine_entry(m, api_version=api_version)

@@ -13,11 +13,14 @@ idempotence by ``rollout_id`` recorded in an annotation, and a rollout history e
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import datetime
+
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -37,10 +40,30 @@ def _means_now(after):
     return after is None or (isinstance(after, str) and after.strip().lower() == "now")
 
 
-def _resolve_after(after, now, ref):
-    """Target trigger time: now for None/"now", else the parsed RFC 3339 time (second precision)."""
+def trigger_for_now(now):
+    """The rolloutAfter that means "now": one whole second before the server's current second.
+
+    ``now`` is the API server's time (client.serverclock). CAPI v1.10.x-v1.12.3 never mark the
+    Machines of a MachineSet created in the rolloutAfter second up to date while the field is set
+    (upstream #13182: v1.10.10 internal/controllers/machineset/machineset_controller.go
+    ``!ms.CreationTimestamp.After(rolloutAfter)``, fixed in v1.12.4/v1.13 by PR #13404), so the
+    rollout would never finish there; a MachineSet created after this write is always in a later second.
+    """
+    return timeutil.truncate_seconds(now) - datetime.timedelta(seconds=1)
+
+
+def is_past(after, now):
+    """True for an explicit RFC 3339 ``after`` at or before ``now`` (False for None, "now" and bad input)."""
     if _means_now(after):
-        return now
+        return False
+    parsed = timeutil.parse_optional(after)
+    return parsed is not None and parsed <= timeutil.to_utc(now)
+
+
+def _resolve_after(after, now, ref):
+    """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
+    if _means_now(after):
+        return trigger_for_now(now)
     try:
         return timeutil.truncate_seconds(timeutil.parse_time(after))
     except ValueError:
@@ -114,6 +137,32 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
     return wanted
 
 
+def _rolls_nothing(obj, kind, version, after, machine_sets, machines):
+    """Why a past ``after`` rolls no Machine, or None when it does (or it cannot be told).
+
+    CAPI replaces only what was created before rolloutAfter: an MD keeps the MachineSet with the
+    current template created at or after it (mdutil.FindNewMachineSet, v1.10.10 mdutil/util.go), a KCP
+    the Machines created at or after it (v1.10.10 controlplane/kubeadm/internal/filters.go)."""
+    if kind == apiversion.MACHINE_DEPLOYMENT:
+        if machine_sets is None:
+            return None
+        desired = tmpl.identity(get(obj, "spec.template.spec", {}))
+        for ms in hist.owned_machine_sets(obj, machine_sets):
+            created = timeutil.parse_optional(get(ms, "metadata.creationTimestamp"))
+            if created is not None and created >= after and \
+                    tmpl.up_to_date(tmpl.identity(get(ms, "spec.template.spec", {})), desired):
+                return (f"MachineSet {get(ms, 'metadata.name')} with the current template was created at "
+                        f"{timeutil.format_time(created)}, not before {timeutil.format_time(after)}")
+        return None
+    if machines is None:
+        return None
+    owned = resource_info.owned_machines(obj, kind, machines)
+    created = [timeutil.parse_optional(get(m, "metadata.creationTimestamp")) for m in owned]
+    if owned and all(when is not None and when >= after for when in created):
+        return f"all {len(owned)} control plane Machines were created at or after {timeutil.format_time(after)}"
+    return None
+
+
 def _replace_pending(entries, current_after, now, new_ref):
     """(entries, revision): a scheduled restart that has not fired yet and is being replaced never
     produces a MachineSet, so its entry is dropped and its revision reused; else (entries, None)."""
@@ -126,7 +175,8 @@ def _replace_pending(entries, current_after, now, new_ref):
 
 
 def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
-                 rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None):
+                 rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None,
+                 machines=None):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -143,6 +193,8 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     ``machine_sets``: MachineSets of the namespace (optional) so the recorded revision also counts
     their revisions; without them the MD revision annotation and the record are used.
     ``history_limit``: entries the history keeps (default 10).
+    ``machines``: the namespace's Machines (optional, KCPs): with them, or with ``machine_sets`` for
+    MDs, an explicit past ``after`` that would replace nothing is planned as unchanged with a warning.
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
     ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
@@ -187,6 +239,13 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     new_ref = None
     if infrastructure_ref:
         new_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
+    if new_ref is None and explicit_after and target_after <= now:
+        why = _rolls_nothing(obj, kind, version, target_after, machine_sets, machines)
+        if why:
+            plan = unchanged(f"{after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}")
+            plan["warnings"].append(f"no rollout: CAPI only replaces Machines created before {after_path}; "
+                                    "use after=now to roll every Machine")
+            return plan
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
     if new_ref is None or after is not None:
         if current_after != target_after:

@@ -20,14 +20,15 @@ _MAX_MACHINE_LINES = 5
 
 
 def rollout_status(obj, api_version=None, machine_sets=None, now=None):
-    """{ref, done, observed, message, waiting_for, replicas, paused_reasons} for an MD or KCP.
+    """{ref, done, observed, message, waiting_for, replicas, paused_reasons, warnings} for an MD or KCP.
 
-    For MDs, pass the namespace's ``machine_sets`` and ``now`` when available: completion is then
-    checked against the MachineSets too (exact right after a restart). KCPs ignore both."""
+    ``now`` is the API server's time (a future rolloutAfter is pending until then). For MDs pass the
+    namespace's ``machine_sets``: completion is then checked against them (exact right after a
+    restart, upstream bug #13182 recognised); KCPs ignore them."""
     kind = apiversion.rollout_kind(obj.get("kind"))
     if kind == apiversion.MACHINE_DEPLOYMENT:
         return machine_deployment_status(obj, api_version=api_version, machine_sets=machine_sets, now=now)
-    return control_plane_status(obj, api_version=api_version)
+    return control_plane_status(obj, api_version=api_version, now=now)
 
 
 def _condition_line(cond):

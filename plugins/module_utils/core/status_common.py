@@ -7,10 +7,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 
 
-def result(ref, done, message, waiting_for=None, observed=True, replicas=None, paused_reasons=None):
-    """Status result shared by the per-kind viewers."""
+def result(ref, done, message, waiting_for=None, observed=True, replicas=None, paused_reasons=None, warnings=None):
+    """Status result shared by the per-kind viewers; ``warnings`` say what the user should know even
+    though the status is decided (an upstream bug worked around, a trigger that is not acted on)."""
     return {
         "ref": ref,
         "done": done,
@@ -19,7 +21,23 @@ def result(ref, done, message, waiting_for=None, observed=True, replicas=None, p
         "waiting_for": waiting_for,
         "replicas": replicas or {},
         "paused_reasons": paused_reasons or [],
+        "warnings": list(warnings or []),
     }
+
+
+def pending_wait(ref, after_path, after, now):
+    """(waiting_for, message) while a rolloutAfter is still in the future by the server's clock, else None.
+
+    CAPI acts on it at the first reconcile after that time: the next event or the periodic resync
+    (``--sync-period``, 10 minutes by default; v1.14 main.go), not exactly then."""
+    if after is None or now is None:
+        return None
+    now = timeutil.to_utc(now)
+    if after <= now:
+        return None
+    seconds = int((after - now).total_seconds())
+    return ("pending", f"Waiting for {ref} rollout: {after_path} {timeutil.format_time(after)} has not been reached "
+                       f"by the API server's clock ({seconds}s to go)...")
 
 
 def smallest(*values):

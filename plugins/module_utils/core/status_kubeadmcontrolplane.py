@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Rollout status of a KubeadmControlPlane, both API versions (reference §6 "KCP rollout complete").
 
-Complete when: observedGeneration >= generation; replicas == up-to-date (v1beta1: updatedReplicas,
+Complete when: observedGeneration >= generation; no rolloutAfter in the future by the API server's
+clock (pending); replicas == up-to-date (v1beta1: updatedReplicas,
 tightened by status.v1beta2.upToDateReplicas when present) == spec.replicas; ready and, when reported,
 available == spec.replicas; RollingOut False for the current generation (v1beta1-only controllers:
 MachinesSpecUpToDate not False); every Machine on spec.version (status.versions has a single entry /
@@ -14,9 +15,10 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_common import (
-    counter_wait, result, rolling_out_wait,
+    counter_wait, pending_wait, result, rolling_out_wait,
 )
 
 get = apiversion.get_path
@@ -45,8 +47,9 @@ def _legacy_condition_wait(ref, obj, kind, version):
     return None
 
 
-def control_plane_status(obj, api_version=None):
-    """Status result {ref, done, observed, message, waiting_for, replicas, paused_reasons} of a KCP."""
+def control_plane_status(obj, api_version=None, now=None):
+    """Status result {ref, done, observed, message, waiting_for, replicas, paused_reasons, warnings} of a
+    KCP; ``now`` (the API server's time) reports a rolloutAfter that has not fired yet as pending."""
     kind = apiversion.KUBEADM_CONTROL_PLANE
     version = apiversion.version_of(obj, api_version)
     kcp = views.control_plane_view(obj, api_version=version)
@@ -76,6 +79,10 @@ def control_plane_status(obj, api_version=None):
         return waiting("observation", f"Waiting for {ref} spec update to be observed...", observed=False)
     if desired is None:
         return waiting("replicas", f"Waiting for {ref} spec.replicas to be set...")
+    after_path = apiversion.spec_path(kind, version, "rollout_after")
+    wait = pending_wait(ref, after_path, timeutil.parse_optional(get(obj, after_path)), now)
+    if wait:
+        return waiting(*wait)
     wait = counter_wait(ref, desired, current, updated, effective_available,
                         available_word="ready" if available is None else "available")
     if wait:

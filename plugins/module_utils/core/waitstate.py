@@ -58,7 +58,7 @@ def _fail(state, now, reason, message, refs, lines):
 
 
 def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
-    """Feed one round of snapshots ({ref: {done, message, signature}}; a missing ref was deleted) into
+    """Feed one round of snapshots ({ref: {done, message, signature, pending}}; a missing ref was deleted) into
     ``state`` (changed in place) at epoch ``now``. Returns the new progress lines (timestamped).
 
     Nothing happens once the state is finished.
@@ -82,6 +82,9 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
             _emit(lines, now, snap["message"])
         if snap["done"] and state["done_at"].get(ref) is None:
             state["done_at"][ref] = now
+        if snap.get("pending"):
+            # A scheduled trigger the server's clock has not reached is not a stall.
+            state["last_change"] = now
     not_done = [ref for ref in state["refs"] if not snapshots[ref]["done"]]
 
     if state["phase"] == SOAK:

@@ -162,3 +162,91 @@ def test_many_objects_one_stream_no_field_selector():
     final = make_waiter(api, clock).wait([rolling(10, 0), other], "10")
     assert [obj["metadata"]["name"] for obj in final] == ["md-0", "md-1"]
     assert len(api.watch_calls) == 1 and api.watch_calls[0]["field_selector"] is None
+
+
+def _restarted(rv, up_to_date=3, current=3, after=objs.TRIGGER_TEXT):
+    return objs.set_rollout_after(rolling(rv, up_to_date, current=current), after)
+
+
+def _lister(answers):
+    """A MachineSet lister answering (items, list resourceVersion) from ``answers`` in turn."""
+    calls = []
+
+    def lister():
+        calls.append(1)
+        return answers[min(len(calls), len(answers)) - 1]
+    return lister, calls
+
+
+def _sets(*specs):
+    return [objs.machine_set("v1beta2", suffix=suffix, created=created, infra="md-0-infra-v1", replicas=replicas)
+            for suffix, created, replicas in specs]
+
+
+def test_machine_sets_decide_completion_and_one_list_serves_older_events():
+    """Right after a restart every counter still describes the old Machines: only the MachineSets
+    tell that the rollout has not even started. A list newer than an event decides it too."""
+    clock = Clock()
+    old_only = (_sets(("aaaaa", objs.CREATED, 3)), "10")
+    both = (_sets(("aaaaa", objs.CREATED, 3), ("bbbbb", "2026-03-01T12:00:01Z", 0)), "13")
+    finished = (_sets(("aaaaa", objs.CREATED, 0), ("bbbbb", "2026-03-01T12:00:01Z", 3)), "21")
+    lister, calls = _lister([old_only, both, finished])
+    script = [[("MODIFIED", _restarted(11), 1),          # observed; counters unchanged: list -> new MS, old replicas
+               ("MODIFIED", _restarted(12, current=4), 1),  # older than the list: no list
+               ("MODIFIED", _restarted(20), 1)]]           # counters done again: list -> complete
+    api = FakeApi(clock, script)
+    waiter = make_waiter(api, clock)
+    waiter.machine_sets_lister = lister
+    final = waiter.wait([_restarted(10)], "10")
+    assert final[0]["metadata"]["resourceVersion"] == "20"
+    assert len(calls) == 3 and waiter.machine_set_lists == 3
+    assert any("waiting for a MachineSet with the current template" in line for line in waiter.progress)
+    assert any("3 old replicas are pending termination (md-0-aaaaa)" in line for line in waiter.progress)
+    assert "successfully rolled out" in waiter.progress[-1]
+
+
+def test_counters_alone_never_finish_a_restart():
+    """Without a new MachineSet the wait goes on until the stall limit, listing once more first."""
+    clock = Clock()
+    lister, calls = _lister([(_sets(("aaaaa", objs.CREATED, 3)), "99")])
+    api = FakeApi(clock, [[("MODIFIED", _restarted(11), 60)]])
+    waiter = make_waiter(api, clock, wait_timeout=1000, stall_timeout=50)
+    waiter.machine_sets_lister = lister
+    with pytest.raises(WaitFailed) as err:
+        waiter.wait([_restarted(10)], "10")
+    assert err.value.reason == "stalled"
+    assert "waiting for a MachineSet with the current template created after spec.rollout.after" in str(err.value)
+    assert len(calls) == 2  # at the start, then once more before calling it a stall
+
+
+def test_pending_trigger_is_waited_for_by_the_server_clock_without_stalling():
+    clock = Clock()
+    scheduled = objs.set_rollout_after(rolling(10, 3), "2026-03-01T12:00:30Z")
+    fired = copy.deepcopy(scheduled)
+    fired["metadata"]["resourceVersion"] = "40"
+    new = (_sets(("aaaaa", objs.CREATED, 0), ("bbbbb", "2026-03-01T12:00:31Z", 3)), "41")
+    lister, calls = _lister([(_sets(("aaaaa", objs.CREATED, 3)), "10"), new])
+    # nothing happens until the trigger time, then the controller rolls the Machines
+    script = [[("BOOKMARK", {"metadata": {"resourceVersion": "10"}}, 31)], [("MODIFIED", fired, 2)]]
+    api = FakeApi(clock, script)
+    waiter = make_waiter(api, clock, wait_timeout=1000, stall_timeout=20)
+    waiter.machine_sets_lister = lister
+    waiter.wait([scheduled], "10")
+    # the first stream ends one second after the trigger time; no stall although 31s > stall_timeout
+    assert api.watch_calls[0]["timeout"] <= 31
+    assert any("has not been reached by the API server's clock" in line for line in waiter.progress)
+    assert "successfully rolled out" in waiter.progress[-1]
+
+
+def test_bug_13182_state_completes_with_a_warning():
+    clock = Clock()
+    stuck = objs.set_condition(_restarted(11, up_to_date=0), "RollingOut", "True", "RollingOut", generation=3,
+                               message="* MachineDeployment spec.rolloutAfter expired")
+    same_second = (_sets(("aaaaa", objs.CREATED, 0), ("bbbbb", objs.TRIGGER_TEXT, 3)), "12")
+    lister, calls = _lister([same_second])
+    api = FakeApi(clock, [[("MODIFIED", stuck, 1)]])
+    waiter = make_waiter(api, clock)
+    waiter.machine_sets_lister = lister
+    final = waiter.wait([_restarted(10, up_to_date=0, current=4)], "10")
+    assert final[0]["metadata"]["resourceVersion"] == "11"
+    assert "successfully rolled out" in waiter.progress[-1]

@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Realistic Cluster API objects for the core unit tests, modelled on the v1.10.10 (v1beta1) and
-v1.14.0 (v1beta2) CRD schemas in ../shared/crds. Paths are written out literally here (not taken
+v1.14.0 (v1beta2) CRD schemas in tests/crds. Paths are written out literally here (not taken
 from core.apiversion) so the tests check the core against the schema, not against itself.
 
 Every builder returns a fully rolled-out object (observed, all counters == replicas, RollingOut
@@ -17,6 +17,8 @@ import datetime
 UTC = datetime.timezone.utc
 NOW = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 NOW_TEXT = "2026-03-01T12:00:00Z"
+# The rolloutAfter a restart "now" writes at NOW: one whole second before the server's second (core.restart).
+TRIGGER_TEXT = "2026-03-01T11:59:59Z"
 HOUR_LATER = "2026-03-01T13:00:00Z"
 HOUR_EARLIER = "2026-03-01T11:00:00Z"
 CREATED = "2026-01-10T08:00:00Z"

@@ -66,15 +66,15 @@ def test_object_restarter(version, name, build, error_reason):
     value = objs.rollout_after_in_patch(version, plan["patch"])
     # non-zero, and exactly the injected now in UTC
     assert value and value != "0001-01-01T00:00:00Z"
-    assert value == objs.NOW_TEXT
+    assert value == objs.TRIGGER_TEXT
     assert plan["action"] == "restarted" and plan["changed"] is True
     assert plan["patch_type"] == "merge"
     if version == "v1beta1":
-        assert plan["patch"] == {"spec": {"rolloutAfter": objs.NOW_TEXT}}
+        assert plan["patch"] == {"spec": {"rolloutAfter": objs.TRIGGER_TEXT}}
     else:
-        assert plan["patch"] == {"spec": {"rollout": {"after": objs.NOW_TEXT}}}
+        assert plan["patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
     patched = objs.apply_merge_patch(obj, plan["patch"])
-    assert objs.rollout_after_of(patched) == objs.NOW_TEXT
+    assert objs.rollout_after_of(patched) == objs.TRIGGER_TEXT
     assert obj == before
 
 
@@ -85,7 +85,7 @@ def test_object_restarter(version, name, build, error_reason):
 ])
 def test_now_is_written_in_utc_seconds(now):
     plan = restart.plan_restart(objs.bare("MachineDeployment", "md-1"), now, **RECORD)
-    assert plan["rollout_after"] == objs.NOW_TEXT
+    assert plan["rollout_after"] == objs.TRIGGER_TEXT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,18 +152,18 @@ def test_invalid_kind():
     (None, {"after": "2026-03-01T14:00:00+01:00"}, "scheduled", objs.HOUR_LATER),
     # explicit past time: fires immediately for machines created before it
     (None, {"after": objs.HOUR_EARLIER}, "restarted", objs.HOUR_EARLIER),
-    (None, {"after": "now"}, "restarted", objs.NOW_TEXT),
-    (None, {"after": "NOW"}, "restarted", objs.NOW_TEXT),
+    (None, {"after": "now"}, "restarted", objs.TRIGGER_TEXT),
+    (None, {"after": "NOW"}, "restarted", objs.TRIGGER_TEXT),
     # a past trigger is simply overwritten (clusterctl)
-    (objs.HOUR_EARLIER, {}, "restarted", objs.NOW_TEXT),
+    (objs.HOUR_EARLIER, {}, "restarted", objs.TRIGGER_TEXT),
     # force replaces a future trigger, with now or with another time
-    (objs.HOUR_LATER, {"force": True}, "restarted", objs.NOW_TEXT),
+    (objs.HOUR_LATER, {"force": True}, "restarted", objs.TRIGGER_TEXT),
     (objs.HOUR_LATER, {"force": True, "after": "2026-03-02T00:00:00Z"}, "scheduled", "2026-03-02T00:00:00Z"),
     # same future time again: nothing to do (idempotent scheduling)
     (objs.HOUR_LATER, {"after": objs.HOUR_LATER}, "unchanged", None),
     (objs.HOUR_LATER, {"after": "2026-03-01T14:00:00+01:00"}, "unchanged", None),
     # already exactly now (same second)
-    (objs.NOW_TEXT, {}, "unchanged", None),
+    (objs.TRIGGER_TEXT, {}, "unchanged", None),
 ])
 def test_after_handling(version, current, kwargs, action, written):
     md = objs.machine_deployment(version)
@@ -210,7 +210,7 @@ def test_rollout_id_idempotence(version, kind):
     # a new id restarts again
     other = restart.plan_restart(patched, later, rollout_id="change-43")
     assert other["action"] == "restarted"
-    assert objs.rollout_after_in_patch(version, other["patch"]) == "2026-03-01T12:30:00Z"
+    assert objs.rollout_after_in_patch(version, other["patch"]) == "2026-03-01T12:29:59Z"
 
 
 def test_rollout_id_match_wins_over_pause():
@@ -284,7 +284,7 @@ def test_same_infra_ref_still_restarts(version):
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v1", "kind": "DockerMachineTemplate"},
                                 record=False)
     assert plan["action"] == "restarted"
-    assert objs.rollout_after_in_patch(version, plan["patch"]) == objs.NOW_TEXT
+    assert objs.rollout_after_in_patch(version, plan["patch"]) == objs.TRIGGER_TEXT
     assert [c["path"] for c in plan["changes"]] == [_after_path(version)]
 
 
@@ -323,10 +323,10 @@ def test_diff_shows_only_changed_fields(version):
     plan = restart.plan_restart(md, objs.NOW, record=False)
     if version == "v1beta1":
         assert plan["diff"]["before"] == f'spec:\n  rolloutAfter: "{objs.HOUR_EARLIER}"\n'
-        assert plan["diff"]["after"] == f'spec:\n  rolloutAfter: "{objs.NOW_TEXT}"\n'
+        assert plan["diff"]["after"] == f'spec:\n  rolloutAfter: "{objs.TRIGGER_TEXT}"\n'
     else:
         assert plan["diff"]["before"] == f'spec:\n  rollout:\n    after: "{objs.HOUR_EARLIER}"\n'
-        assert plan["diff"]["after"] == f'spec:\n  rollout:\n    after: "{objs.NOW_TEXT}"\n'
+        assert plan["diff"]["after"] == f'spec:\n  rollout:\n    after: "{objs.TRIGGER_TEXT}"\n'
     assert plan["diff"]["before_header"] == "machinedeployment/default/md-0 (before)"
     for text in (plan["diff"]["before"], plan["diff"]["after"]):
         assert "replicas" not in text and "template" not in text and "status" not in text
@@ -339,7 +339,7 @@ def test_plan_identity_fields():
     assert plan["api_version"] == "v1beta1"
     assert plan["resource_version"] == "4711"
     assert plan["revision_before"] == 2
-    assert plan["message"] == "machinedeployment/default/md-0: rollout triggered (spec.rolloutAfter=2026-03-01T12:00:00Z)"
+    assert plan["message"] == "machinedeployment/default/md-0: rollout triggered (spec.rolloutAfter=2026-03-01T11:59:59Z)"
     assert restart.plan_restart(objs.kubeadm_control_plane(), objs.NOW)["revision_before"] is None
 
 
@@ -347,9 +347,45 @@ def test_explicit_api_version_overrides_object():
     """The client may read with one version and patch through another endpoint."""
     md = objs.bare("MachineDeployment", "md-1", "v1beta1")
     plan = restart.plan_restart(md, objs.NOW, api_version="cluster.x-k8s.io/v1beta2", record=False)
-    assert plan["patch"] == {"spec": {"rollout": {"after": objs.NOW_TEXT}}}
+    assert plan["patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
 
 
 def test_time_helpers_are_used_consistently():
     plan = restart.plan_restart(objs.bare("KubeadmControlPlane", "kcp"), objs.NOW)
-    assert timeutil.parse_time(plan["rollout_after"]) == objs.NOW
+    assert timeutil.parse_time(plan["rollout_after"]) == objs.NOW - datetime.timedelta(seconds=1)
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_past_after_older_than_the_current_machine_set_rolls_nothing(version):
+    """CAPI keeps the MachineSet created at or after rolloutAfter (FindNewMachineSet): a past time older
+    than it replaces no Machine, so nothing is written, recorded or reported as triggered."""
+    md = objs.machine_deployment(version)
+    newer = [objs.machine_set(version, suffix="bbbbb", created="2026-03-01T11:30:00Z")]
+    plan = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=newer, rollout_id="r1")
+    assert plan["action"] == "unchanged" and plan["changed"] is False and plan["patch"] is None
+    assert plan["history_revision"] is None
+    assert "would replace no Machine: MachineSet md-0-bbbbb with the current template was created at " \
+           "2026-03-01T11:30:00Z" in plan["message"]
+    assert "rollout triggered" not in plan["message"]
+    assert any("use after=now" in warning for warning in plan["warnings"])
+    # a MachineSet created before the time: it rolls, exactly as without the MachineSets
+    older = [objs.machine_set(version, suffix="aaaaa", created=objs.CREATED)]
+    rolled = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=older)
+    assert rolled["action"] == "restarted" and rolled["message"].endswith(f"={objs.HOUR_EARLIER})")
+    # a MachineSet with another template does not count (a template switch creates a new one anyway)
+    other = [objs.machine_set(version, suffix="ccccc", created="2026-03-01T11:30:00Z", infra="md-0-infra-v0")]
+    assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=other)["action"] == "restarted"
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_past_after_older_than_every_control_plane_machine_rolls_nothing(version):
+    kcp = objs.kubeadm_control_plane(version)
+    name = kcp["metadata"]["name"]
+
+    def machine(created):
+        return {"kind": "Machine", "metadata": {"name": f"m-{created}", "namespace": "default", "creationTimestamp": created,
+                                                "labels": {"cluster.x-k8s.io/control-plane-name": name}}}
+    plan = restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER, machines=[machine("2026-03-01T11:10:00Z")])
+    assert plan["action"] == "unchanged" and "all 1 control plane Machines were created" in plan["message"]
+    mixed = [machine("2026-03-01T11:10:00Z"), machine(objs.CREATED)]
+    assert restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER, machines=mixed)["action"] == "restarted"

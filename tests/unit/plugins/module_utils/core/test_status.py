@@ -76,6 +76,7 @@ def test_md_waits_for_spec_update_to_be_observed(version):
         "ref": MD_REF, "done": False, "observed": False, "waiting_for": "observation",
         "message": f"Waiting for {MD_REF} spec update to be observed...",
         "replicas": {"desired": 3, "current": 3, "up_to_date": 3, "available": 3, "ready": 3}, "paused_reasons": [],
+        "warnings": [],
     }
 
 
@@ -127,9 +128,18 @@ def test_md_v1beta2_right_after_restart_is_not_complete():
 
 
 def test_md_v1beta2_without_deprecated_counters():
+    """Upstream marks status.deprecated for removal: the up-to-date counter alone lags a template
+    change, so only the MachineSets can confirm completion then."""
     md = objs.machine_deployment("v1beta2")
     del md["status"]["deprecated"]
-    assert status.rollout_status(md)["done"] is True
+    result = status.rollout_status(md)
+    assert result["done"] is False and result["waiting_for"] == "machine_sets"
+    assert "status.deprecated.v1beta1.updatedReplicas" in result["message"]
+    current = [objs.machine_set("v1beta2", suffix="aaaaa", created=objs.CREATED, infra="md-0-infra-v1", replicas=3)]
+    assert status.rollout_status(md, machine_sets=current, now=objs.NOW)["done"] is True
+    # the template changed, the counters still describe the old Machines: not complete
+    stale = [objs.machine_set("v1beta2", suffix="aaaaa", created=objs.CREATED, infra="md-0-infra-v0", replicas=3)]
+    assert status.rollout_status(md, machine_sets=stale, now=objs.NOW)["waiting_for"] == "new_machine_set"
     md = objs.set_counts(objs.machine_deployment("v1beta2"), legacy_available=0)
     assert status.rollout_status(md)["done"] is True  # only the updated counter is taken from there
 
@@ -155,8 +165,8 @@ def _sets_for(version, md, specs):
      "2 old replicas are pending termination (md-0-aaaaa)..."),
     (None, [("aaaaa", objs.CREATED, "md-0-infra-v0", 3)], "new_machine_set",
      "waiting for a MachineSet with the current template..."),
-    # a future rolloutAfter has not expired: existing MachineSets stay current
-    (objs.HOUR_LATER, [("aaaaa", objs.CREATED, "md-0-infra-v1", 3)], None, None),
+    # a future rolloutAfter has not fired by the server's clock: pending, whatever the MachineSets say
+    (objs.HOUR_LATER, [("aaaaa", objs.CREATED, "md-0-infra-v1", 3)], "pending", None),
 ])
 def test_md_status_with_machine_sets(version, after, specs, waiting_for, message):
     md = objs.machine_deployment(version)
@@ -167,8 +177,7 @@ def test_md_status_with_machine_sets(version, after, specs, waiting_for, message
     if message:
         path = "spec.rolloutAfter" if version == "v1beta1" else "spec.rollout.after"
         assert result["message"] == f"Waiting for {MD_REF} rollout to finish: " + message.format(path=path)
-    else:
-        assert result["done"] is True
+    assert result["done"] is (waiting_for is None)
 
 
 def test_md_status_machine_sets_of_other_owners_are_ignored():
@@ -325,3 +334,53 @@ def test_stuck_reasons_on_delete_strategy():
     md = objs.machine_deployment("v1beta2")
     md["spec"]["rollout"]["strategy"] = {"type": "OnDelete"}
     assert status.stuck_reasons(views.view(md)) == ["strategy OnDelete: old Machines are only replaced when someone deletes them"]
+
+
+def _bug_13182_state(version, created):
+    """All Machines on the MachineSet created at ``created``, old MachineSet at 0, rolloutAfter = TRIGGER;
+    the up-to-date counter stuck at 0 and RollingOut True, as CAPI v1.10-v1.12.3 leave it."""
+    md = objs.set_rollout_after(objs.machine_deployment(version), objs.TRIGGER_TEXT)
+    md = objs.set_counts(md, up_to_date=0)
+    md = objs.set_condition(md, "RollingOut", "True", "RollingOut", message="* MachineDeployment spec.rolloutAfter expired")
+    sets = _sets_for(version, md, [("aaaaa", objs.CREATED, "md-0-infra-v1", 0), ("bbbbb", created, "md-0-infra-v1", 3)])
+    return md, sets
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_md_bug_13182_state_is_complete_with_a_warning(version):
+    md, sets = _bug_13182_state(version, objs.TRIGGER_TEXT)
+    result = status.rollout_status(md, machine_sets=sets, now=objs.NOW)
+    assert result["done"] is True and result["waiting_for"] is None
+    assert len(result["warnings"]) == 1
+    warning = result["warnings"][0]
+    assert "kubernetes-sigs/cluster-api#13182" in warning and "md-0-bbbbb" in warning
+    assert "v1.12.4" in warning and ("spec.rolloutAfter" if version == "v1beta1" else "spec.rollout.after") in warning
+    # without the MachineSets the state cannot be told from a stuck rollout
+    assert status.rollout_status(md, now=objs.NOW)["waiting_for"] == "updated_replicas"
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_md_counters_stuck_without_the_bug_13182_state_keep_waiting(version):
+    # created a second after rolloutAfter: the counters must settle on every release, so keep waiting
+    md, sets = _bug_13182_state(version, "2026-03-01T12:00:00Z")
+    result = status.rollout_status(md, machine_sets=sets, now=objs.NOW)
+    assert result["done"] is False and result["waiting_for"] == "updated_replicas" and result["warnings"] == []
+    # old MachineSet still holding replicas: not the bug state either
+    md, sets = _bug_13182_state(version, objs.TRIGGER_TEXT)
+    sets[0]["spec"]["replicas"] = 1
+    md = objs.set_counts(md, replicas=4)
+    assert status.rollout_status(md, machine_sets=sets, now=objs.NOW)["done"] is False
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("kind", ["MachineDeployment", "KubeadmControlPlane"])
+def test_future_trigger_is_pending_by_the_server_clock(version, kind):
+    obj = objs.machine_deployment(version) if kind == "MachineDeployment" else objs.kubeadm_control_plane(version)
+    obj = objs.set_rollout_after(obj, objs.HOUR_LATER)
+    result = status.rollout_status(obj, machine_sets=[], now=objs.NOW)
+    path = "spec.rolloutAfter" if version == "v1beta1" else "spec.rollout.after"
+    assert result["done"] is False and result["waiting_for"] == "pending"
+    assert f"{path} {objs.HOUR_LATER} has not been reached by the API server's clock (3600s to go)" in result["message"]
+    # once the server's clock passes it, the trigger is no longer pending
+    later = status.rollout_status(obj, machine_sets=[], now="2026-03-01T13:00:01Z")
+    assert later["waiting_for"] != "pending"

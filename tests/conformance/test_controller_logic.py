@@ -586,7 +586,7 @@ def test_md_status_shape_rolling_out(capi_version):
     old = make_ms(md, "old", 3, version="v1.30.0")
     machines = []
     for i in range(3):
-        cond = status.worker_up_to_date(old, md, at(1))
+        cond = status.worker_up_to_date(old, md, at(1), capi_version)
         machine = {"apiVersion": md["apiVersion"], "kind": "Machine", "metadata": {"name": f"m{i}", "generation": 1}}
         key = ("status", "conditions") if capi_version == "v1.14" else ("status", "v1beta2", "conditions")
         machine.setdefault("status", {})
@@ -648,3 +648,31 @@ def test_paused_reconcile_only_touches_the_paused_condition(capi_version):
                             lastTransitionTime=m.format_time(at(1)),
                             message="Cluster spec.paused is set to true, MachineDeployment has the cluster.x-k8s.io/paused annotation")
     assert conds[1] == old and out["replicas"] == 3
+
+
+@pytest.mark.parametrize("capi_version", VERSIONS)
+def test_bug_13182_machine_up_to_date_per_release(capi_version):
+    """Upstream #13182 (v1.10.10 machineset_controller.go; fixed by PR #13404 in v1.12.4/v1.13): a MachineSet
+    created in the rolloutAfter second keeps its Machines UpToDate=False on the buggy releases only; one
+    created a second later is up to date everywhere, one created before is outdated everywhere."""
+    md = make_md(capi_version, 3)
+    after = at(1)
+    if capi_version == "v1.14":
+        md["spec"]["rollout"] = {"after": m.format_time(after)}
+    else:
+        md["spec"]["rolloutAfter"] = m.format_time(after)
+    same_second = make_ms(md, "same", 3, created=after)
+    later = make_ms(md, "later", 3, created=at(1, 1))
+    before = make_ms(md, "before", 3, created=at(0, 59))
+    now = at(5)
+    buggy = m.BUG_13182[capi_version]
+    assert buggy is (capi_version == "v1.10")
+    cond = status.worker_up_to_date(same_second, md, now, capi_version)
+    assert cond["status"] == ("False" if buggy else "True")
+    if buggy:
+        assert "MachineDeployment spec.rolloutAfter expired" in cond["message"]
+    assert status.worker_up_to_date(later, md, now, capi_version)["status"] == "True"
+    assert status.worker_up_to_date(before, md, now, capi_version)["status"] == "False"
+    # FindNewMachineSet (>=) takes the same-second MachineSet as the new one on every release (#12261)
+    new, _old, _reason = mdplan.find_new_and_old(md, [same_second, before], now)
+    assert m.name(new) == "same"

@@ -72,10 +72,15 @@ def template_up_to_date(current_spec, desired_spec):
     return not logs, logs, conds
 
 
-def rollout_after_expired(md, ms, now):
-    """True when spec.rolloutAfter / spec.rollout.after has passed and ``ms`` was created before it."""
+def rollout_after_expired(md, ms, now, same_second_expires=False):
+    """True when spec.rolloutAfter / spec.rollout.after has passed and ``ms`` was created before it.
+
+    ``same_second_expires``: an MS created in the rolloutAfter second counts as created before it, as
+    the Machine UpToDate check of releases with upstream bug #13182 does (model.BUG_13182)."""
     after = m.md_rollout_after(md)
-    return bool(after) and after < now and m.created(ms) < after
+    if not after or not after < now:
+        return False
+    return m.created(ms) <= after if same_second_expires else m.created(ms) < after
 
 
 def find_new_and_old(md, mss, now):

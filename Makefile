@@ -49,7 +49,7 @@ lint: venv collection-link ## ansible-lint, production profile
 conformance: venv system-deps kube collection-link ## simulator conformance + interop tests against real API servers
 	$(PY) -m pytest tests/conformance -q
 
-integration: venv kube collection-link ## modules, roles and playbooks against simulated fleets
+integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q
 
 test: sanity units sanity-floor units-floor lint conformance integration ## everything CI runs

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the tests need beyond the API-server build (which installs its own):
 # the shellcheck package, so that the sanity test of that name runs instead of being skipped,
-# and chromium, to render the fleet report in the browser test.
+# chromium, to render the fleet report in the browser test, and libfaketime, to run modules with an
+# Ansible host clock that disagrees with the API server's.
 set -euo pipefail
 need=()
-for p in shellcheck etcd-server chromium; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in shellcheck etcd-server chromium libfaketime; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
 echo "[system-deps] installing ${need[*]}" >&2

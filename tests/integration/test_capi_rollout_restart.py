@@ -1,5 +1,13 @@
 """capi_rollout_restart against local management clusters (both CAPI versions)."""
 
+import datetime
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
 import pytest
 
 pytestmark = pytest.mark.needs_controller
@@ -33,13 +41,22 @@ def test_restart_and_wait_creates_exactly_one_new_machineset(capi):
     md = capi.get("MachineDeployment", "wa-md-0")
     assert int(md["metadata"]["annotations"][REVISION]) == revision + 1
 
+    # The trigger lies in a second before the new MachineSet's: CAPI <= v1.12.3 would never mark the
+    # Machines of a MachineSet created in the trigger's second up to date (upstream #13182).
+    (new_name,) = new
+    assert after[new_name]["metadata"]["creationTimestamp"] > spec_patch[after_field]
+    assert not [w for w in res.get("warnings") or [] if "13182" in w]
+
     requests = capi.requests(mark)
     watches = [e for e in requests if e["verb"] == "watch"]
-    others = [e for e in requests if e["verb"] != "watch"]
+    machine_set_lists = [e for e in requests if e["verb"] == "list" and "/machinesets" in e["requestURI"]]
+    others = [e for e in requests if e["verb"] != "watch" and e not in machine_set_lists]
     assert 1 <= len(watches) <= 3, [e["requestURI"] for e in watches]
     # discovery, the MachineDeployment, its Cluster, the patch: no polling
     assert len(others) <= 4, [e["requestURI"] for e in others]
     assert [e["verb"] for e in others].count("patch") == 1
+    # MachineSets decide completion: listed before the controller acts, once the new one shows, at the end
+    assert 1 <= len(machine_set_lists) <= 4, len(machine_set_lists)
     assert res["progress"] and "successfully rolled out" in res["progress"][-1]
 
 
@@ -73,17 +90,20 @@ def test_deferred_restart_fires_once_its_time_passes(capi):
 
     info = capi.run("capi_rollout_info", name="wb-md-0")["resources"][0]
     assert info["rollout"]["after"] == when and info["rollout"]["pending"] is True
+    assert info["rollout"]["complete"] is False and info["rollout"]["waiting_for"] == "pending"
     assert set(capi.machine_sets("wb-md-0")) == set(before)
 
-    new = capi.wait_for("the scheduled rollout to start", lambda: set(capi.machine_sets("wb-md-0")) - set(before), 120)
+    # A wait started before the trigger fires waits for it (not a stall, although stall_timeout is
+    # shorter than the time to go) and then for its rollout.
+    res = capi.run("capi_rollout_info", name="wb-md-0", wait=True, wait_timeout=300, stall_timeout=8)
+    assert not res.failed, res.get("msg")
+    assert any("has not been reached by the API server's clock" in line for line in res["progress"])
+    assert res["resources"][0]["rollout"]["complete"] is True
+    assert res["resources"][0]["rollout"]["pending"] is False
+    new = set(capi.machine_sets("wb-md-0")) - set(before)
     assert len(new) == 1
     (name,) = new
     assert capi.machine_sets("wb-md-0")[name]["metadata"]["creationTimestamp"] >= when
-    res = capi.run("capi_rollout_info", name="wb-md-0", wait=True, wait_timeout=300, stall_timeout=120)
-    assert not res.failed, res.get("msg")
-    assert res["resources"][0]["rollout"]["complete"] is True
-    assert res["resources"][0]["rollout"]["pending"] is False
-    assert set(capi.machine_sets("wb-md-0")) - set(before) == new
 
 
 def test_template_switch(capi):
@@ -112,10 +132,13 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     assert [e["name"] for e in res["results"]] == ["wm-md-0", "wm-md-1", "wm-md-2"]
     assert all(e["action"] == "restarted" and e["status"]["rollout"]["complete"] for e in res["results"])
     requests = capi.requests(mark)
-    lists = [e for e in requests if e["verb"] == "list"]
+    lists = [e for e in requests if e["verb"] == "list" and "/machinesets" not in e["requestURI"]]
     assert len(lists) == 1, [e["requestURI"] for e in lists]
+    # the MachineSets that decide completion: one list serves every event it is newer than
+    machine_set_lists = [e for e in requests if e["verb"] == "list" and "/machinesets" in e["requestURI"]]
+    assert 1 <= len(machine_set_lists) <= 3 * 3, len(machine_set_lists)
     assert len([e for e in requests if e["verb"] == "patch"]) == 3
-    assert len([e for e in requests if e["verb"] not in ("patch", "watch")]) <= 3
+    assert len([e for e in requests if e["verb"] not in ("patch", "watch")]) <= 3 + len(machine_set_lists)
     assert len([e for e in requests if e["verb"] == "watch"]) <= 3
 
     mark = capi.mark()
@@ -149,3 +172,42 @@ def test_check_mode_writes_nothing_and_shows_the_diff(capi):
     assert pause["changed"] is True and pause["diff"][0]["after"] == "spec:\n  paused: true\n"
     assert not capi.writes(mark)
     assert capi.get("MachineDeployment", "wc-md-1")["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]
+
+
+def _faketime_library():
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    assert found, "libfaketime is missing: make system-deps installs it"
+    return found[0]
+
+
+@pytest.mark.parametrize("skew", [150, -150])
+def test_restart_and_wait_with_the_host_clock_off(capi, skew):
+    """The Ansible host's clock 150 s ahead of / behind the API server's (libfaketime under the module):
+    the trigger still comes from the server's clock, so exactly one new MachineSet is rolled out and the
+    wait sees it through. With the host's clock, ahead would schedule the trigger 150 s into the
+    controllers' future and behind would write one older than the current MachineSet (no rollout)."""
+    name = "wk-ahead" if skew > 0 else "wk-behind"
+    faked = {"LD_PRELOAD": _faketime_library(), "FAKETIME": f"{skew:+d}", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    # positive control: the faked clock is in effect for a Python process started with that environment
+    probe = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=dict(os.environ, **faked),
+                           capture_output=True, text=True, check=True)
+    assert abs(float(probe.stdout) - time.time() - skew) < 10
+
+    before = capi.machine_sets(name)
+    res = capi.run("capi_rollout_restart", name=name, wait=True, wait_timeout=90, stall_timeout=60, environment=faked)
+    assert not res.failed, res.get("msg")
+    (entry,) = res["results"]
+    assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True
+    after = capi.machine_sets(name)
+    new = set(after) - set(before)
+    assert len(new) == 1 and active_sets(after) == new, sorted(after)
+    trigger = _parse(entry["rollout_after"])
+    created = _parse(after[new.pop()]["metadata"]["creationTimestamp"])
+    # in a second before the new MachineSet's (upstream #13182), and within seconds of the server's time
+    assert datetime.timedelta(seconds=1) <= created - trigger <= datetime.timedelta(seconds=20)
+    record = json.loads(capi.get("MachineDeployment", name)["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
+    assert abs((_parse(record["at"]) - created).total_seconds()) <= 20
+
+
+def _parse(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)

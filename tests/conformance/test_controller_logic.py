@@ -14,6 +14,7 @@ import pytest
 
 from capisim.controller import conditions, fenceposts, kcpplan, machineplan, mdplan, status
 from capisim.controller import model as m
+from capisim.releases import RELEASES
 
 T0 = datetime.datetime(2026, 1, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 VERSIONS = ("v1.10", "v1.14")
@@ -650,11 +651,17 @@ def test_paused_reconcile_only_touches_the_paused_condition(capi_version):
     assert conds[1] == old and out["replicas"] == 3
 
 
-@pytest.mark.parametrize("capi_version", VERSIONS)
-def test_bug_13182_machine_up_to_date_per_release(capi_version):
-    """Upstream #13182 (v1.10.10 machineset_controller.go; fixed by PR #13404 in v1.12.4/v1.13): a MachineSet
+# Upstream #13182 per release: present in v1.10.x-v1.12.3, fixed by PR #13404 in v1.12.4 and v1.13.0.
+BUG_13182_EXPECTED = {"v1.10": True, "v1.12.3": True, "v1.12": False, "v1.13": False, "v1.14": False}
+
+
+@pytest.mark.parametrize("release", sorted(RELEASES))
+def test_bug_13182_machine_up_to_date_per_release(release):
+    """Upstream #13182 (v1.10.10 machineset_controller.go, v1.12.3 machine_controller_status.go): a MachineSet
     created in the rolloutAfter second keeps its Machines UpToDate=False on the buggy releases only; one
     created a second later is up to date everywhere, one created before is outdated everywhere."""
+    profile = RELEASES[release]
+    capi_version = profile.logic
     md = make_md(capi_version, 3)
     after = at(1)
     if capi_version == "v1.14":
@@ -665,14 +672,14 @@ def test_bug_13182_machine_up_to_date_per_release(capi_version):
     later = make_ms(md, "later", 3, created=at(1, 1))
     before = make_ms(md, "before", 3, created=at(0, 59))
     now = at(5)
-    buggy = m.BUG_13182[capi_version]
-    assert buggy is (capi_version == "v1.10")
-    cond = status.worker_up_to_date(same_second, md, now, capi_version)
+    buggy = profile.bug_13182
+    assert buggy is BUG_13182_EXPECTED[release]
+    cond = status.worker_up_to_date(same_second, md, now, buggy)
     assert cond["status"] == ("False" if buggy else "True")
     if buggy:
         assert "MachineDeployment spec.rolloutAfter expired" in cond["message"]
-    assert status.worker_up_to_date(later, md, now, capi_version)["status"] == "True"
-    assert status.worker_up_to_date(before, md, now, capi_version)["status"] == "False"
+    assert status.worker_up_to_date(later, md, now, buggy)["status"] == "True"
+    assert status.worker_up_to_date(before, md, now, buggy)["status"] == "False"
     # FindNewMachineSet (>=) takes the same-second MachineSet as the new one on every release (#12261)
     new, _old, _reason = mdplan.find_new_and_old(md, [same_second, before], now)
     assert m.name(new) == "same"

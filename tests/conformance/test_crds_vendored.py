@@ -12,7 +12,7 @@ import yaml
 from capisim import crds
 
 ENTRIES = crds.load_provenance()
-RELEASE_DIRS = {directory: capi_version for capi_version, (directory, _) in crds.RELEASES.items()}
+RELEASE_DIRS = {release.crds: capi_version for capi_version, release in crds.RELEASES.items()}
 
 
 def _sha256(path):
@@ -86,5 +86,5 @@ def test_committed_crd_is_reduced(entry):
 
 def test_repository_copy_is_used_without_capi_crds_dir(monkeypatch):
     monkeypatch.delenv("CAPI_CRDS_DIR", raising=False)
-    for capi_version, (directory, _) in crds.RELEASES.items():
-        assert crds.crds_dir(capi_version) == crds.VENDORED / directory
+    for capi_version, release in crds.RELEASES.items():
+        assert crds.crds_dir(capi_version) == crds.VENDORED / release.crds

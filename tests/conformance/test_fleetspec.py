@@ -51,7 +51,7 @@ CASES = [
     ("missing management_clusters", ("management_clusters",), "DELETE", "spec.management_clusters: is required"),
     ("empty management_clusters", ("management_clusters",), [], "management_clusters: must have at least 1 item(s)"),
     ("bad capi_version", ("management_clusters", 0, "capi_version"), "v1.11",
-     "management_clusters[0].capi_version: must be one of v1.10, v1.14"),
+     "management_clusters[0].capi_version: must be one of v1.10, v1.12.3, v1.12, v1.13, v1.14"),
     ("duplicate mgmt name", ("management_clusters", 1, "name"), "mgmt-a",
      "management_clusters[1].name: duplicate management cluster name 'mgmt-a'"),
     ("bad mgmt name", ("management_clusters", 0, "name"), "Mgmt_A", "management_clusters[0].name: must be a DNS label"),

@@ -28,14 +28,8 @@ from pathlib import Path
 import yaml
 
 from .kubeapi import ApiError, resource_path
+from .releases import RELEASES
 
-# capi_version -> (directory under tests/crds (or $CAPI_CRDS_DIR), the one API version served by our management clusters)
-RELEASES = {
-    "v1.10": ("capi-v1.10.10", "v1beta1"),
-    "v1.12.3": ("capi-v1.12.3", "v1beta2"),
-    "v1.13": ("capi-v1.13.5", "v1beta2"),
-    "v1.14": ("capi-v1.14.0", "v1beta2"),
-}
 
 # The reduced CRDs committed to this repository (tests/crds).
 VENDORED = Path(__file__).resolve().parents[2] / "crds"
@@ -62,7 +56,7 @@ $CAPI_CRDS_DIR/capi-v1.14.0/*.yaml); they are reduced on loading. Sources, from 
 
 def api_version(capi_version):
     """The CAPI API version (v1beta1 / v1beta2) a management cluster of this release serves."""
-    return RELEASES[capi_version][1]
+    return RELEASES[capi_version].api_version
 
 
 def crds_dir(capi_version):
@@ -70,7 +64,7 @@ def crds_dir(capi_version):
 
     A RuntimeError explains how to get them if missing."""
     root = os.environ.get("CAPI_CRDS_DIR") or VENDORED
-    wanted = Path(root).resolve() / RELEASES[capi_version][0]
+    wanted = Path(root).resolve() / RELEASES[capi_version].crds
     if not wanted.is_dir() or not any(wanted.glob("*.yaml")):
         raise RuntimeError(_HOW_TO_GET.format(version=capi_version, wanted=wanted))
     return wanted
@@ -219,7 +213,7 @@ def vendor(upstream_root, dest_root=VENDORED):
     upstream_root, dest_root = Path(upstream_root), Path(dest_root)
     sources = _upstream_sources(upstream_root)
     entries, changes = [], {}
-    for release_dir in sorted({directory for directory, _ in RELEASES.values()}):
+    for release_dir in sorted({release.crds for release in RELEASES.values()}):
         originals = sorted((upstream_root / release_dir).glob("*.yaml"))
         if not originals:
             raise RuntimeError(f"no upstream CRD files in {upstream_root / release_dir}")
@@ -308,7 +302,7 @@ sha256 of the upstream file (as at the tag, `git show <tag>:<upstream path>`) an
 
 
 def _provenance_md(entries, changes):
-    releases = "\n".join(f"| {d} | {d[len('capi-'):]} | {v} | {api} |" for v, (d, api) in RELEASES.items())
+    releases = "\n".join(f"| {r.crds} | {r.crds[len('capi-'):]} | {v} | {r.api_version} |" for v, r in RELEASES.items())
     files = "\n".join(
         f"| {e['release_dir']}/{e['file']} | {e['tag']} | {e['commit']} | {e['upstream_path']} | {e['upstream_git_blob']} "
         f"| {e['upstream_sha256']} | {e['reduced_sha256']} | {changes[e['release_dir'], e['file']]} |" for e in entries)

@@ -36,8 +36,10 @@ import re
 
 import yaml
 
+from .releases import RELEASES
+
 DEFAULT_PROVISION_SECONDS = 2
-CAPI_VERSIONS = ("v1.10", "v1.14")
+CAPI_VERSIONS = tuple(RELEASES)
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _K8S_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$")
 _PERCENT = re.compile(r"^\d+%$")

@@ -1,4 +1,4 @@
-"""``python -m capisim.controller --kubeconfig PATH --capi-version v1.10|v1.14 [--log FILE]``: run until SIGTERM."""
+"""``python -m capisim.controller --kubeconfig PATH --capi-version RELEASE (capisim.releases) [--log FILE]``: run until SIGTERM."""
 
 import argparse
 import faulthandler
@@ -7,6 +7,7 @@ import signal
 import sys
 
 from ..kubeapi import KubeAPI
+from ..releases import RELEASES
 from . import model as m
 from .loop import Controller
 
@@ -14,7 +15,7 @@ from .loop import Controller
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m capisim.controller", description=__doc__)
     parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the capi-controller-manager identity")
-    parser.add_argument("--capi-version", required=True, choices=sorted(m.API_VERSION), help="CAPI release to simulate")
+    parser.add_argument("--capi-version", required=True, choices=sorted(RELEASES), help="CAPI release to simulate")
     parser.add_argument("--log", help="action log file (one line per action); default: stderr")
     parser.add_argument("--sync-period", type=float, default=600.0, help="resync every object this often (seconds)")
     parser.add_argument("--verbose", action="store_true", help="also log conflicts and retries")

@@ -13,6 +13,7 @@ import time
 import traceback
 
 from ..kubeapi import ApiError
+from ..releases import RELEASES
 from . import model as m
 from . import reconcile_cluster, reconcile_kcp, reconcile_machine, reconcile_md, reconcile_ms
 from .cache import Store
@@ -42,10 +43,12 @@ class Controller:
     """State shared by the reconcilers (``ctx``): Store, Writer, clock, action log, provisioning starts."""
 
     def __init__(self, make_api, capi_version, sync_period=600.0):
-        """``make_api()`` returns a new KubeAPI: each watch gets its own connection pool, the worker another."""
+        """``make_api()`` returns a new KubeAPI: each watch gets its own connection pool, the worker another.
+        ``capi_version`` is a release of capisim.releases; ``logic`` the controller logic it follows."""
         self.api = api = make_api()
-        self.capi_version = capi_version
-        self.api_version = m.API_VERSION[capi_version]
+        self.release = RELEASES[capi_version]
+        self.logic = self.release.logic
+        self.api_version = self.release.api_version
         self.sync_period = sync_period
         self.store = Store()
         self.writer = Writer(api, self.store, self._on_event)

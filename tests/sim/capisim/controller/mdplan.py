@@ -76,7 +76,7 @@ def rollout_after_expired(md, ms, now, same_second_expires=False):
     """True when spec.rolloutAfter / spec.rollout.after has passed and ``ms`` was created before it.
 
     ``same_second_expires``: an MS created in the rolloutAfter second counts as created before it, as
-    the Machine UpToDate check of releases with upstream bug #13182 does (model.BUG_13182)."""
+    the Machine UpToDate check of releases with upstream bug #13182 does (capisim.releases bug_13182)."""
     after = m.md_rollout_after(md)
     if not after or not after < now:
         return False

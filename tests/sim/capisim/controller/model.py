@@ -13,15 +13,6 @@ CONTROLPLANE_GROUP = "controlplane.cluster.x-k8s.io"
 BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io"
 INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
-# The one API version each simulated CAPI release serves (the v1.14 CRDs are installed v1beta2-only).
-API_VERSION = {"v1.10": "v1beta1", "v1.14": "v1beta2"}
-
-# Releases with upstream bug #13182: the Machines of a MachineSet created in the rolloutAfter second stay
-# UpToDate=False while rolloutAfter is set (v1.10.10 internal/controllers/machineset/machineset_controller.go,
-# v1.11.11 same file, v1.12.0-v1.12.3 internal/controllers/machine/machine_controller_status.go:
-# ``!ms.CreationTimestamp.After(rolloutAfter)``; ``Before`` since v1.12.4 / v1.13.0, PR #13404).
-BUG_13182 = {"v1.10": True, "v1.14": False}
-
 REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 REVISION_HISTORY = "machinedeployment.clusters.x-k8s.io/revision-history"
 DESIRED_REPLICAS = "machinedeployment.clusters.x-k8s.io/desired-replicas"

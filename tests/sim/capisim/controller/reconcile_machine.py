@@ -60,7 +60,7 @@ def reconcile(ctx, machine):
     if kind == "MachineSet":
         min_ready = m.min_ready_seconds(owner)
         if rollout_owner is not None:
-            up_to_date = status.worker_up_to_date(owner, rollout_owner, now, ctx.capi_version)
+            up_to_date = status.worker_up_to_date(owner, rollout_owner, now, ctx.release.bug_13182)
             after = m.md_rollout_after(rollout_owner)
     elif kind == "KubeadmControlPlane":
         up_to_date = status.kcp_up_to_date(kcpplan.outdated_reasons(owner, machine, now))

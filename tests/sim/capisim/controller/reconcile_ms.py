@@ -15,7 +15,7 @@ from . import status
 def _creation_allowed(ctx, ms):
     value = m.annotations(ms).get(m.DISABLE_MACHINE_CREATE)
     # v1.10: any value blocks creation; v1.12+: only "true" (the MD writes "false" on the new MS).
-    return value is None if ctx.capi_version == "v1.10" else value != "true"
+    return value is None if ctx.logic == "v1.10" else value != "true"
 
 
 def _deletion_order(ms):

@@ -94,11 +94,11 @@ def _deleting(obj, message="Deletion in progress"):
 
 # --- Machine ------------------------------------------------------------------------------------------------------
 
-def worker_up_to_date(ms, md, now, capi_version):
+def worker_up_to_date(ms, md, now, bug_13182):
     """Machine UpToDate for a worker: its MachineSet's template against the MD's, plus an expired rolloutAfter
-    (upstream bug #13182 where the release has it, model.BUG_13182)."""
+    (``bug_13182``: the release has upstream bug #13182, capisim.releases)."""
     messages = mdplan.template_up_to_date(m.template_spec(ms), m.template_spec(md))[2]
-    if mdplan.rollout_after_expired(md, ms, now, same_second_expires=m.BUG_13182[capi_version]):
+    if mdplan.rollout_after_expired(md, ms, now, same_second_expires=bug_13182):
         messages = messages + ["MachineDeployment spec.rolloutAfter expired"]
     if messages:
         return c.cond("UpToDate", False, "NotUpToDate", "\n".join(f"* {msg}" for msg in messages))

@@ -4,7 +4,8 @@
 
 Complete when: observedGeneration >= generation; no rolloutAfter in the future by the API server's
 clock (pending); replicas == up-to-date (v1beta1: updatedReplicas,
-tightened by status.v1beta2.upToDateReplicas when present) == spec.replicas; ready and, when reported,
+tightened by status.v1beta2.upToDateReplicas when present) == spec.replicas; ready (v1beta1:
+status.v1beta2.readyReplicas when present, not the Node-based readyReplicas) and, when reported,
 available == spec.replicas; RollingOut False for the current generation (v1beta1-only controllers:
 MachinesSpecUpToDate not False); every Machine on spec.version (status.versions has a single entry /
 status.version equals spec.version).
@@ -65,7 +66,12 @@ def control_plane_status(obj, api_version=None, now=None):
         new_up_to_date = get(obj, fields["up_to_date"])
         legacy_updated = get(obj, fields["v1beta1_updated"], 0)
         updated = legacy_updated if new_up_to_date is None else min(legacy_updated, new_up_to_date)
-        ready = get(obj, fields["v1beta1_ready"], 0)
+        # v1.9+ controllers count ready Machines in status.v1beta2 from the Machines' conditions; the
+        # legacy readyReplicas comes from the workload cluster's Nodes and is reset to 0 on every
+        # reconcile that cannot reach it (v1.10.10 controlplane/kubeadm/internal/controllers/status.go),
+        # which would fail a soak over a network blip.
+        modern_ready = get(obj, fields["ready"])
+        ready = get(obj, fields["v1beta1_ready"], 0) if modern_ready is None else modern_ready
         # Only v1.9+ controllers report availability for a KCP.
         available = get(obj, fields["available"])
     # Where availability is not reported, ready Machines stand in for available ones.

@@ -269,6 +269,20 @@ def test_kcp_old_controller_uses_machines_spec_up_to_date_and_ready():
     assert status.rollout_status(kcp)["message"] == f"Waiting for {KCP_REF} rollout to finish: 2 of 3 updated replicas are ready..."
 
 
+def test_kcp_v1beta1_workload_cluster_blip_does_not_undo_readiness():
+    """v1.10 resets the Node-based readyReplicas to 0 on every reconcile that cannot reach the workload
+    cluster; the Machine-based status.v1beta2.readyReplicas decides, so a complete KCP stays complete."""
+    kcp = objs.kubeadm_control_plane("v1beta1")
+    kcp["status"].update(readyReplicas=0, unavailableReplicas=3)
+    result = status.rollout_status(kcp)
+    assert result["done"] is True and result["replicas"]["ready"] == 3
+    # positive control: Machines that really are not ready still hold the rollout
+    kcp["status"]["v1beta2"]["readyReplicas"] = 2
+    result = status.rollout_status(kcp)
+    assert result["done"] is False and result["replicas"]["ready"] == 2
+    assert result["message"] == f"Waiting for {KCP_REF} rollout to finish: 2 of 3 updated replicas are available..."
+
+
 def test_rollout_status_rejects_other_kinds():
     with pytest.raises(RolloutError):
         status.rollout_status(objs.machine_set())

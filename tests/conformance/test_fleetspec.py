@@ -46,6 +46,7 @@ CASES = [
     ("negative replicas", MD2 + ("replicas",), -1, f"{P_MD2}.replicas: must be an integer >= 0"),
     ("bool replicas", MD2 + ("replicas",), True, f"{P_MD2}.replicas: must be an integer >= 0"),
     ("unknown top key", ("extra",), 1, "spec.extra: unknown key"),
+    ("zero sync period", ("defaults", "sync_period_seconds"), 0, "defaults.sync_period_seconds: must be an integer >= 1"),
     ("unknown md key", MD2 + ("replica",), 3, f"{P_MD2}.replica: unknown key"),
     ("unknown template key", MD2 + ("template",), {"img": "x"}, f"{P_MD2}.template.img: unknown key"),
     ("missing management_clusters", ("management_clusters",), "DELETE", "spec.management_clusters: is required"),
@@ -114,7 +115,7 @@ def test_defaults_are_filled_in():
     assert (md0["provision_seconds"], md2["provision_seconds"]) == (5, 0)
     plain = validate({"management_clusters": [{"name": "m", "capi_version": "v1.14", "workload_clusters": [
         {"name": "c", "kubernetes_version": "v1.31.0"}]}]})
-    assert plain["defaults"]["provision_seconds"] == 2
+    assert plain["defaults"] == {"provision_seconds": 2, "sync_period_seconds": 600}  # CAPI's --sync-period default
     only = plain["management_clusters"][0]["workload_clusters"][0]
     assert (only["namespace"], only["control_plane"], only["machine_deployments"]) == ("default", None, [])
 

@@ -219,14 +219,18 @@ def test_restart_creates_exactly_one_machine_set(mgmt):
         assert new["metadata"]["annotations"][REVISION] == wl.get("MachineDeployment")["metadata"]["annotations"][REVISION]
 
 
-def test_future_rollout_after_fires_once(mgmt):
+def test_future_rollout_after_fires_once_at_the_next_event(mgmt):
+    """Upstream acts on a future rolloutAfter at its first reconcile after that time - the next event or the
+    periodic resync (10 min here, the fleet's default) - never at the time itself (no requeue: v1.10.10
+    internal/controllers/machinedeployment/mdutil/util.go, v1.14.0 core/reconcilers/machinedeployment)."""
     wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
     wl.wait_complete()
     recorder = Recorder(wl, "MachineSet")
-    wl.restart(offset=5)
-    time.sleep(3)
-    assert recorder.added() == [], "rolloutAfter in the future must not roll out yet"
-    wait_for("scheduled rollout", lambda: len(recorder.added()) == 1 and wl.complete(), 60)
+    wl.restart(offset=2)
+    time.sleep(5)
+    assert recorder.added() == [], "the time passing alone must not roll out"
+    wl.patch("MachineDeployment", {"metadata": {"annotations": {"example.com/touched": "1"}}})
+    wait_for("the rollout on the next event", lambda: len(recorder.added()) == 1 and wl.complete(), 60)
     time.sleep(2.5)
     assert len(recorder.stop().added()) == 1
 
@@ -420,3 +424,40 @@ def test_kcp_paused_annotation_stops_everything(mgmt):
                         [{"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"}])
     wait_for("rollout after unpause", lambda: wl.complete("KubeadmControlPlane")
              and [m["spec"]["version"] for m in wl.items("Machine")] == ["v1.31.0"])
+
+
+def test_no_machine_set_cleanup_while_paused(fleet_factory):
+    """Upstream's paused path (sync) never cleans up old MachineSets; the rollout paths do (v1.10.10
+    internal/controllers/machinedeployment/machinedeployment_sync.go). On v1.10, whose clean-up keeps
+    revisionHistoryLimit old MachineSets, lowering the limit of a paused MD deletes nothing until it resumes."""
+    wl = Workload(fleet_factory(str(FLEETS / "single-v1.10.yml")).cluster(), machine_deployments=[{"name": "md", "replicas": 1}])
+    wl.wait_complete()
+    wl.set_md_template(infrastructureRef={"name": wl.copy_template(wl.md_infra_name())})
+    wl.wait_complete()
+    wait_for("the old MachineSet kept at 0 replicas", lambda: [s["spec"]["replicas"] for s in wl.machine_sets()] == [0, 1])
+    wl.patch("MachineDeployment", {"spec": {"paused": True, "revisionHistoryLimit": 0}})
+    wait_for("the paused MD observed", lambda: wl.get("MachineDeployment")["status"].get("observedGeneration")
+             == wl.get("MachineDeployment")["metadata"]["generation"])
+    time.sleep(2)
+    assert len(wl.machine_sets()) == 2, "an old MachineSet was cleaned up while the MD was paused"
+    wl.patch("MachineDeployment", {"spec": {"paused": False}})
+    wait_for("clean-up once resumed", lambda: len(wl.machine_sets()) == 1)
+
+
+def test_missing_template_is_not_observed(mgmt):
+    """A reconcile that fails (the new template does not exist: "cannot create a new MachineSet when templates do
+    not exist") does not bump observedGeneration (v1.10.10 internal/controllers/machinedeployment/
+    machinedeployment_controller.go, v1.14.0 core/reconcilers/machinedeployment/machinedeployment_controller.go)."""
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 1}])
+    md = wl.wait_complete()
+    generation, original = md["metadata"]["generation"], wl.md_infra_name()
+    wl.set_md_template(infrastructureRef={"name": "missing-template"})
+    time.sleep(3)
+    md = wl.get("MachineDeployment")
+    assert md["metadata"]["generation"] == generation + 1
+    assert md["status"]["observedGeneration"] == generation, "a failed reconcile was reported as observed"
+    # positive control: the same controller observes a change it can act on
+    wl.set_md_template(infrastructureRef={"name": original})
+    wait_for("the template change back observed",
+             lambda: wl.get("MachineDeployment")["status"].get("observedGeneration") == generation + 2, 30)
+    assert len(wl.machine_sets()) == 1

@@ -42,7 +42,8 @@ CAPI_VERSIONS = ("v1.10", "v1.14")
 def modules_fleet(capi_version):
     tag = capi_version.replace(".", "-")
     fleet = {
-        "defaults": {"provision_seconds": 1},
+        # a resync every 10 s: scheduled triggers are acted on at the next resync, as upstream (10 min there)
+        "defaults": {"provision_seconds": 1, "sync_period_seconds": 10},
         "management_clusters": [{
             "name": f"it-{tag}",
             "capi_version": capi_version,
@@ -66,7 +67,7 @@ def modules_fleet(capi_version):
                 # failing machines: stall detection and wait timeout
                 {"name": "wf", "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 # restart + wait with the Ansible host's clock ahead of / behind the API server's
-                {"name": "wk", "machine_deployments": [{"name": "ahead", "replicas": 1}, {"name": "behind", "replicas": 1}]},
+                {"name": "wk", "namespace": "team-k", "machine_deployments": [{"name": "ahead", "replicas": 1}, {"name": "behind", "replicas": 1}]},
             ],
         }],
     }

@@ -80,7 +80,7 @@ def test_restart_control_plane_within_request_budget(capi):
 
 def test_deferred_restart_fires_once_its_time_passes(capi):
     before = capi.machine_sets("wb-md-0")
-    when = capi.utc_in(12)
+    when = capi.utc_in(40)
     mark = capi.mark()
     res = capi.run("capi_rollout_restart", name="wb-md-0", after=when)
     assert not res.failed, res.get("msg")
@@ -94,8 +94,9 @@ def test_deferred_restart_fires_once_its_time_passes(capi):
     assert set(capi.machine_sets("wb-md-0")) == set(before)
 
     # A wait started before the trigger fires waits for it (not a stall, although stall_timeout is
-    # shorter than the time to go) and then for its rollout.
-    res = capi.run("capi_rollout_info", name="wb-md-0", wait=True, wait_timeout=300, stall_timeout=8)
+    # shorter than the time to go) and then for its rollout, which the controller starts at its next
+    # resync after that time (every 10 s in this fleet; stall_timeout must exceed it, as on real clusters).
+    res = capi.run("capi_rollout_info", name="wb-md-0", wait=True, wait_timeout=300, stall_timeout=20)
     assert not res.failed, res.get("msg")
     assert any("has not been reached by the API server's clock" in line for line in res["progress"])
     assert res["resources"][0]["rollout"]["complete"] is True
@@ -193,19 +194,20 @@ def test_restart_and_wait_with_the_host_clock_off(capi, skew):
                            capture_output=True, text=True, check=True)
     assert abs(float(probe.stdout) - time.time() - skew) < 10
 
-    before = capi.machine_sets(name)
-    res = capi.run("capi_rollout_restart", name=name, wait=True, wait_timeout=90, stall_timeout=60, environment=faked)
+    before = capi.machine_sets(name, "team-k")
+    res = capi.run("capi_rollout_restart", namespace="team-k", name=name, wait=True, wait_timeout=90, stall_timeout=60,
+                   environment=faked)
     assert not res.failed, res.get("msg")
     (entry,) = res["results"]
     assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True
-    after = capi.machine_sets(name)
+    after = capi.machine_sets(name, "team-k")
     new = set(after) - set(before)
     assert len(new) == 1 and active_sets(after) == new, sorted(after)
     trigger = _parse(entry["rollout_after"])
     created = _parse(after[new.pop()]["metadata"]["creationTimestamp"])
     # in a second before the new MachineSet's (upstream #13182), and within seconds of the server's time
     assert datetime.timedelta(seconds=1) <= created - trigger <= datetime.timedelta(seconds=20)
-    record = json.loads(capi.get("MachineDeployment", name)["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
+    record = json.loads(capi.get("MachineDeployment", name, "team-k")["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
     assert abs((_parse(record["at"]) - created).total_seconds()) <= 20
 
 

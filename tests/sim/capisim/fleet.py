@@ -128,12 +128,12 @@ class Fleet:
                 admin.patch_merge(path, {"spec": {"paused": True}})
                 progress(f"{cluster.name}: paused Cluster {wc['namespace']}/{wc['name']}")
 
-    @staticmethod
-    def _start_controller(cluster):
+    def _start_controller(self, cluster):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SIM_DIR), env.get("PYTHONPATH")) if p)
         argv = [sys.executable, "-m", "capisim.controller", "--kubeconfig", str(cluster.kubeconfig("capi-controller-manager")),
-                "--capi-version", cluster.capi_version, "--log", str(cluster.dir / "controller.log")]
+                "--capi-version", cluster.capi_version, "--log", str(cluster.dir / "controller.log"),
+                "--sync-period", str(self.spec["defaults"]["sync_period_seconds"])]
         cluster.record_process("controller", procs.spawn(argv, cluster.dir / "controller.out", env=env))
 
     def rollout_objects(self, cluster):

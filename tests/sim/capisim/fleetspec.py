@@ -6,9 +6,11 @@ default filled in. Schema (also in tests/fleets/README.md)::
 
     defaults:                              # optional
       provision_seconds: 2                 # seconds until a new Machine is ready (default 2)
+      sync_period_seconds: 600             # the controllers' periodic resync (CAPI --sync-period, default 10 min):
+                                           # a future rolloutAfter is acted on at the next event or resync
     management_clusters:                   # at least one
       - name: mgmt-a                       # DNS label, unique
-        capi_version: v1.10                # v1.10 (serves v1beta1) | v1.14 (serves v1beta2)
+        capi_version: v1.10                # v1.10 (serves v1beta1) | v1.12.3 | v1.12 | v1.13 | v1.14 (capisim/releases.py)
         workload_clusters:                 # default []
           - name: prod-1                   # DNS label, unique in its management cluster
             namespace: team-a              # default "default"
@@ -39,6 +41,7 @@ import yaml
 from .releases import RELEASES
 
 DEFAULT_PROVISION_SECONDS = 2
+DEFAULT_SYNC_PERIOD_SECONDS = 600  # CAPI's --sync-period default (v1.14.0 main.go)
 CAPI_VERSIONS = tuple(RELEASES)
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _K8S_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$")
@@ -215,9 +218,10 @@ def validate(data):
     if chk.mapping(data, "spec", ["management_clusters"], ["defaults"]) is None:
         raise FleetSpecError(chk.errors)
     defaults = data.get("defaults") or {}
-    provision = DEFAULT_PROVISION_SECONDS
-    if chk.mapping(defaults, "defaults", [], ["provision_seconds"]) is not None:
+    provision, sync_period = DEFAULT_PROVISION_SECONDS, DEFAULT_SYNC_PERIOD_SECONDS
+    if chk.mapping(defaults, "defaults", [], ["provision_seconds", "sync_period_seconds"]) is not None:
         provision = chk.integer(defaults.get("provision_seconds", provision), "defaults.provision_seconds")
+        sync_period = chk.integer(defaults.get("sync_period_seconds", sync_period), "defaults.sync_period_seconds", 1)
     mgmts = chk.seq(data.get("management_clusters", []), "management_clusters", min_items=1)
     chk.unique(mgmts, "management_clusters", "management cluster")
     result = []
@@ -237,7 +241,7 @@ def validate(data):
         })
     if chk.errors:
         raise FleetSpecError(chk.errors)
-    return {"defaults": {"provision_seconds": provision}, "management_clusters": result}
+    return {"defaults": {"provision_seconds": provision, "sync_period_seconds": sync_period}, "management_clusters": result}
 
 
 def load_fleet(spec):

@@ -84,6 +84,8 @@ class Controller:
 
     def write_status(self, obj, new_status):
         """Write the status subresource when it changed; returns the object as it now is."""
+        if not self.release.status_versions:
+            new_status.pop("versions", None)
         if obj.get("status") == new_status:
             return obj
         answer = self.writer.update_status(obj, new_status)

@@ -1,7 +1,5 @@
 """KubeadmControlPlane reconcile: at most one Machine created or deleted per reconcile (kcpplan), then status."""
 
-import datetime
-
 from . import conditions
 from . import kcpplan
 from . import model as m
@@ -20,6 +18,7 @@ def reconcile(ctx, kcp):
     now = ctx.now()
     machines = ctx.store.controlled_by("Machine", kcp)
     action, victim, note = kcpplan.plan(kcp, machines, now)
+    failed = False
     if action == "create":
         infra_ref = kcpplan.infrastructure_ref(kcp)
         if ctx.template_exists(infra_ref, m.namespace(kcp)):
@@ -28,6 +27,7 @@ def reconcile(ctx, kcp):
             ctx.provisioning[m.uid(created)] = now
             ctx.log("created control plane Machine %s for KubeadmControlPlane %s (%s)", m.key_text(created), m.name(kcp), note)
         else:
+            failed = True
             ctx.log("cannot create control plane Machines for %s: template %s does not exist", m.key_text(kcp), infra_ref.get("name"))
     elif action == "delete":
         answer = ctx.writer.delete(victim)
@@ -36,7 +36,7 @@ def reconcile(ctx, kcp):
             reconcile_machine.finalize(ctx, answer)
     machines = ctx.store.controlled_by("Machine", kcp)
     current = {m.name(x) for x in machines if not kcpplan.outdated_reasons(kcp, x, now)}
-    ctx.write_status(kcp, status.kcp_status(kcp, machines, current, paused, now))
-    after = kcpplan.rollout_after(kcp)
-    if after is not None and after > now:
-        ctx.requeue_at(("KubeadmControlPlane", m.namespace(kcp), m.name(kcp)), after + datetime.timedelta(seconds=0.2))
+    # A future rolloutAfter is acted on at the next event or periodic resync (no requeue at that time:
+    # v1.14.0 controlplane/kubeadm/reconcilers/kubeadmcontrolplane/kubeadmcontrolplane_controller.go).
+    new_status = status.kcp_status(kcp, machines, current, paused, now)
+    ctx.write_status(kcp, status.keep_observed_generation(new_status, kcp) if failed else new_status)

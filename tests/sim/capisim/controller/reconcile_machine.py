@@ -2,7 +2,6 @@
 and completing deletion (phase Deleting, then the finalizer goes)."""
 
 import copy
-import datetime
 
 from . import conditions
 from . import kcpplan
@@ -56,15 +55,13 @@ def reconcile(ctx, machine):
         return
     now = ctx.now()
     kind, owner, rollout_owner = _owner(ctx, machine)
-    up_to_date, min_ready, after = None, 0, None
+    up_to_date, min_ready = None, 0
     if kind == "MachineSet":
         min_ready = m.min_ready_seconds(owner)
         if rollout_owner is not None:
             up_to_date = status.worker_up_to_date(owner, rollout_owner, now, ctx.release.bug_13182)
-            after = m.md_rollout_after(rollout_owner)
     elif kind == "KubeadmControlPlane":
         up_to_date = status.kcp_up_to_date(kcpplan.outdated_reasons(owner, machine, now))
-        after = kcpplan.rollout_after(owner)
     template = _source_template(ctx, machine)
     started = ctx.provisioning.get(m.uid(machine)) or m.created(machine)
     life = machineplan.lifecycle(now, started, machineplan.provision_seconds(template, cluster),
@@ -79,9 +76,6 @@ def reconcile(ctx, machine):
         ctx.log("Machine %s is %s", m.key_text(machine), new_status.get("phase"))
     if m.condition_true(machine, "Ready") and not was_ready:
         ctx.log("Machine %s ready (node %s)", m.key_text(machine), status.node_name(machine))
-    key = ("Machine", m.namespace(machine), m.name(machine))
     if wakeup is not None:
-        ctx.requeue_at(key, wakeup)
-    if after is not None and after > now:
-        # UpToDate turns False when rolloutAfter passes, without any other event.
-        ctx.requeue_at(key, after + datetime.timedelta(seconds=0.2))
+        ctx.requeue_at(("Machine", m.namespace(machine), m.name(machine)), wakeup)
+

@@ -76,7 +76,8 @@ def reconcile(ctx, md):
     live = {m.name(ms): [x for x in ctx.store.controlled_by("Machine", ms) if not m.deleting(x)] for ms in mss}
     infra_ref = m.dig(md, "spec", "template", "spec", "infrastructureRef")
     plan = mdplan.plan_reconcile(md, mss, ctx.logic, now, ctx.rng, live, ctx.template_exists(infra_ref, m.namespace(md)))
-    if plan.new is None and plan.create_reason and not m.md_paused(md):
+    failed = plan.new is None and plan.create_reason and not m.md_paused(md)
+    if failed:
         ctx.log("cannot create a MachineSet for MachineDeployment %s: template %s does not exist",
                 m.key_text(md), (infra_ref or {}).get("name"))
     _apply_plan(ctx, md, plan)
@@ -91,16 +92,17 @@ def reconcile(ctx, md):
     new_status = status.md_status(md, mss, new_ms, machines, paused, now)
     up_to_date = new_status.get("upToDateReplicas") if m.is_v1beta2(md) else new_status.get("updatedReplicas")
     available = new_status.get("availableReplicas")
-    if mdplan.deployment_complete(m.replicas(md, 1), new_status.get("replicas"), up_to_date, available,
-                                  new_status["observedGeneration"], m.generation(md)):
+    # A paused MD only syncs (upstream sync() never cleans up: v1.10.10 machinedeployment_sync.go,
+    # v1.14.0 core/reconcilers/machinedeployment/machinedeployment_sync.go); the rollout paths do.
+    if not m.md_paused(md) and mdplan.deployment_complete(m.replicas(md, 1), new_status.get("replicas"), up_to_date,
+                                                          available, new_status["observedGeneration"], m.generation(md)):
         for ms in mdplan.machine_sets_to_clean_up(md, [x for x in mss if new_ms is None or m.uid(x) != m.uid(new_ms)]):
             ctx.writer.delete(ms)
             ctx.log("deleted MachineSet %s (cleanup of old MachineSets)", m.key_text(ms))
         mss = ctx.store.controlled_by("MachineSet", md)
         new_status = status.md_status(md, mss, new_ms, machines, paused, now)
+    if failed:
+        status.keep_observed_generation(new_status, md)
+    # A future rolloutAfter is acted on at the next event or periodic resync, as upstream (no requeue at that
+    # time: v1.10.10 internal/controllers/machinedeployment/mdutil/util.go, v1.14.0 core/reconcilers/...).
     ctx.write_status(md, new_status)
-    after = m.md_rollout_after(md)
-    if after is not None and after > now:
-        # Upstream notices a future rolloutAfter at the next event or resync (<= 10 min); waking up right at that
-        # time keeps scheduled-restart tests short and still triggers exactly once.
-        ctx.requeue_at(("MachineDeployment", m.namespace(md), m.name(md)), after)

@@ -40,6 +40,19 @@ def _shape(obj, v1beta1_conditions, v1beta2_conditions, now, legacy=None, modern
     return status
 
 
+def keep_observed_generation(new_status, obj):
+    """A reconcile that failed (e.g. templates missing) patches status but not observedGeneration (upstream's
+    WithStatusObservedGeneration only when reterr == nil: v1.14.0
+    core/reconcilers/machinedeployment/machinedeployment_controller.go, v1.10.10
+    internal/controllers/machinedeployment/machinedeployment_controller.go, and the KCP controllers)."""
+    observed = m.dig(obj, "status", "observedGeneration")
+    if observed is None:
+        new_status.pop("observedGeneration", None)
+    else:
+        new_status["observedGeneration"] = observed
+    return new_status
+
+
 def _summary(v1beta1_conditions):
     """The v1beta1 Ready summary: True when all are True, else the first non-True one's reason/severity/message."""
     for item in v1beta1_conditions:

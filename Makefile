@@ -50,7 +50,7 @@ conformance: venv system-deps kube collection-link ## simulator conformance + in
 	$(PY) -m pytest tests/conformance -q
 
 integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
-	$(PY) -m pytest tests/integration -q
+	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup
 
 test: sanity units sanity-floor units-floor lint conformance integration ## everything CI runs
 

@@ -147,7 +147,13 @@ class CapiEnv:
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@pytest.fixture(scope="session", params=CAPI_VERSIONS)
+def per_fleet(values, prefix):
+    """Fixture params whose tests share one xdist worker per value (``make integration`` runs
+    ``-n 2 --dist loadgroup``): each fleet is started by one worker only."""
+    return [pytest.param(value, marks=pytest.mark.xdist_group(f"{prefix}-{value}")) for value in values]
+
+
+@pytest.fixture(scope="session", params=per_fleet(CAPI_VERSIONS, "modules"))
 def capi(request, fleet_factory):
     """A CapiEnv per CAPI version. pytest groups the tests by version and finishes one version
     before the next starts; its fleet is stopped then (CPU is scarce), not only at session end."""

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from conftest import CapiEnv
+from conftest import CapiEnv, per_fleet
 
 VERSIONS = ("v1.10", "v1.14")
 T0 = "2026-01-01T00:00:00Z"
@@ -35,7 +35,7 @@ def _fleet(capi_version):
                                                        ("bug", "behind", "old", "pending", "done")]}]}]}
 
 
-@pytest.fixture(scope="module", params=VERSIONS)
+@pytest.fixture(scope="module", params=per_fleet(VERSIONS, "crafted"))
 def crafted(request, fleet_factory):
     fleet = fleet_factory(_fleet(request.param), controller=False)
     yield CapiEnv(fleet, request.param)

@@ -14,7 +14,7 @@ import pytest
 from capisim.polling import wait_for
 from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook
 
-pytestmark = pytest.mark.needs_controller
+pytestmark = [pytest.mark.needs_controller, pytest.mark.xdist_group("hardware-refresh")]
 
 HOSTS = ("hw-east", "hw-west", "hw-lab")
 PLAN = {}

@@ -16,6 +16,7 @@ from capisim.fleet import Fleet
 from capisim.fleetspec import load_fleet
 from capisim.kubeapi import ApiError, resource_path
 from capisim.objects import KINDS
+from conftest import per_fleet
 from playbook import run_module
 
 pytestmark = pytest.mark.needs_controller
@@ -92,7 +93,7 @@ class Env:
         return (spec.get("spec") or spec)["infrastructureRef"]["name"]
 
 
-@pytest.fixture(scope="module", params=("v1.10", "v1.14"))
+@pytest.fixture(scope="module", params=per_fleet(("v1.10", "v1.14"), "machine-template"))
 def env(request, tmp_path_factory):
     """One management cluster of the given CAPI version; stopped (by PID) after the module's tests."""
     fleet = Fleet(load_fleet(fleet_spec(request.param)), tmp_path_factory.mktemp("fleet-mt"))

@@ -260,6 +260,11 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                               "still running, the run waits for it"])
         else:
             obj.update(action=SWITCH, result="planned" if check else "pending")
+            if ours and not restart:
+                # Drift: a record of this refresh on an object that is not on its target (a hand edit, or a
+                # rerun with other overrides) is switched again, never skipped as done.
+                obj["notes"].append(f"switched by this refresh at {last.get('at')}, but its template is now "
+                                    f"{current.get('kind')} {current.get('name')}: switching again")
         out.append(obj)
     return out
 

@@ -174,6 +174,18 @@ def _replace_pending(entries, current_after, now, new_ref):
     return entries, None
 
 
+def _template_drift(obj, kind, version, infrastructure_ref):
+    """Why the object is not on the requested template although its rollout_id was applied (someone changed
+    it since), or None. A repeated id may only skip an object that is still where it put it."""
+    if not infrastructure_ref:
+        return None
+    wanted = infrastructure_ref if isinstance(infrastructure_ref, dict) else {"name": infrastructure_ref}
+    current = get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")) or {}
+    if current.get("name") == wanted.get("name") and wanted.get("kind") in (None, current.get("kind")):
+        return None
+    return f"infrastructure template is {current.get('kind')} {current.get('name')}, not {wanted.get('name')}"
+
+
 def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
                  rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None,
                  machines=None):
@@ -220,7 +232,8 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=message, warnings=record_warnings, **extra)
 
     applied = hist.applied_rollout(obj, rollout_id, ACTIONS, entries)
-    if applied:
+    drift = _template_drift(obj, kind, version, infrastructure_ref) if applied else None
+    if applied and not drift:
         return unchanged(f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})")
 
     guards.refuse_paused(obj, kind, ref, cluster)
@@ -255,6 +268,9 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
 
     action = SCHEDULED if target_after > now and new_ref is None else RESTARTED
     warnings = list(record_warnings)
+    if drift:
+        warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
+                        f"({drift}): switching again")
     if new_ref is not None:
         written = apply_merge_patch(obj, changes.merge_patch())
         template_spec = get(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {

@@ -118,6 +118,17 @@ def test_switched_by_this_refresh_and_still_rolling_is_resumed():
     assert got["started"] == "2026-11-30T06:00:00Z"
 
 
+def test_recorded_by_this_refresh_but_off_target_is_switched_again():
+    """Drift: this refresh switched it, then someone switched it back (or the overrides changed): the rerun
+    switches it again and says so, instead of reporting it done."""
+    obj = entry("a-md-0", template="a-md-0-old", last={"id": "hw-1", "at": "2026-11-30T06:00:00Z", "action": "restarted"})
+    got = plan_one(obj)
+    assert got["action"] == "switch" and got["result"] == "pending" and got["resume"] is False
+    assert got["after"]["infrastructure_ref"]["name"] == "a-md-0-new"
+    assert got["notes"] == ["switched by this refresh at 2026-11-30T06:00:00Z, but its template is now "
+                            "DockerMachineTemplate a-md-0-old: switching again"]
+
+
 def test_rolling_out_for_someone_else_on_target_template_blocks():
     obj = entry("a-md-0", template="a-md-0-new", complete=False, last={"id": "other"})
     assert plan_one(obj)["action"] == "skip"

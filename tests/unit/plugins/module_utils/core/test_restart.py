@@ -213,6 +213,28 @@ def test_rollout_id_idempotence(version, kind):
     assert objs.rollout_after_in_patch(version, other["patch"]) == "2026-03-01T12:29:59Z"
 
 
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_repeated_rollout_id_switches_again_after_a_hand_edit(version):
+    """A rollout_id only skips an object still on the template it switched to: after a colleague switched
+    it back (or a rerun asks for another target), the same id switches again and says why."""
+    md = objs.machine_deployment(version)
+    first = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
+    switched = objs.apply_merge_patch(md, first["patch"])
+    later = objs.NOW + datetime.timedelta(minutes=5)
+    # positive control: still on the target, the id is honoured
+    assert restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")["action"] == "unchanged"
+    edited = copy.deepcopy(switched)
+    edited["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra"
+    again = restart.plan_restart(edited, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
+    assert again["action"] == "restarted" and again["changed"] is True
+    assert again["patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v2"
+    assert any("was changed since (infrastructure template is DockerMachineTemplate md-0-infra, not md-0-infra-v2)" in w
+               for w in again["warnings"]), again["warnings"]
+    other = restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v3", rollout_id="hw-1")
+    assert other["action"] == "restarted"
+    assert other["patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v3"
+
+
 def test_rollout_id_match_wins_over_pause():
     md = objs.annotate(objs.machine_deployment(), LAST, '{"action":"restarted","at":"2026-03-01T11:00:00Z","id":"7"}')
     md["spec"]["paused"] = True

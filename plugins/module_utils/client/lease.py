@@ -8,7 +8,6 @@ means reading again and planning again, so the loser of a race sees the winner.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import datetime
 import time
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error

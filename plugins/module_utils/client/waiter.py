@@ -232,7 +232,9 @@ class Waiter(object):
                         break
                 if wake is not None and scheduled & pending:
                     # The stream ended at (or after) a trigger time: decide again by the server's clock.
-                    if any([observe(name) for name in order]):
+                    # every object is observed (no short-circuit): each keeps its own state
+                    changed = [observe(name) for name in order]
+                    if any(changed):
                         last_change = self.clock()
             except ApiError as err:
                 if err.status != 410:

@@ -148,11 +148,11 @@ def sha256_file(path):
 
 def reduced_text(upstream_file, tag, upstream_path):
     """The committed form of one upstream CRD file: a header line, then its CRDs reduced, as deterministic YAML
-    (pure-Python dumper, sorted keys, block style, no folding)."""
+    (pure-Python dumper, sorted keys, block style, no folding, ASCII with escapes)."""
     docs = [reduce_crd(crd) for crd in _read_crds(upstream_file)]
     if not docs:
         raise RuntimeError(f"{upstream_file}: no CustomResourceDefinition in it")
-    body = yaml.safe_dump_all(docs, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 20)
+    body = yaml.safe_dump_all(docs, sort_keys=True, default_flow_style=False, allow_unicode=False, width=1 << 20)
     return _HEADER.format(path=upstream_path, tag=tag) + body
 
 
@@ -276,7 +276,8 @@ Version 2.0.
 ## Reductions
 
 Each upstream file was parsed, reduced by `capisim.crds.reduce_crd()` and written back as YAML (keys sorted,
-block style, one header comment line); nothing else was changed. The reductions make the CRDs acceptable to
+block style, one header comment line, ASCII only: a non-ASCII character such as a typographic quote in a
+description is written as a YAML escape, which parses to the same text); nothing else was changed. The reductions make the CRDs acceptable to
 the kube-apiserver 1.20 the simulator runs, without CAPI's controllers or webhooks:
 
 1. `spec.conversion` is removed: it configures CAPI's conversion webhook, and no conversion webhook runs here.

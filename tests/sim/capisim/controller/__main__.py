@@ -8,7 +8,6 @@ import sys
 
 from ..kubeapi import KubeAPI
 from ..releases import RELEASES
-from . import model as m
 from .loop import Controller
 
 

@@ -78,4 +78,3 @@ def reconcile(ctx, machine):
         ctx.log("Machine %s ready (node %s)", m.key_text(machine), status.node_name(machine))
     if wakeup is not None:
         ctx.requeue_at(("Machine", m.namespace(machine), m.name(machine)), wakeup)
-

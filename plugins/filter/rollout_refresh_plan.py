@@ -82,7 +82,8 @@ _value:
       description:
         - One entry per selected object with the fields of the fleet report (C(kind), C(namespace), C(name), C(cluster),
           C(replicas), C(before), C(after), C(action), C(result), C(blockers), C(started), C(wave)) plus C(ref),
-          C(target_ref), C(resume), C(notes) and C(wave_name).
+          C(target_ref), C(wait) (the M(capi.rollout.capi_rollout_wait) object, with the template it must stay on),
+          C(resume), C(notes) and C(wave_name).
       type: list
       elements: dict
     waves:

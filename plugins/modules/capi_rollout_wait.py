@@ -48,6 +48,20 @@ options:
         description: Name of the object.
         type: str
         required: true
+      infrastructure_ref:
+        description:
+          - The infrastructure template the object must stay on (C(kind) optional, C(name)). When it is on
+            another one (someone switched it during the wait, or back), the wait fails at once with
+            RV(reason)=V(drift) instead of reporting that rollout as the one asked for.
+        type: dict
+        suboptions:
+          kind:
+            description: Template kind; any kind when omitted.
+            type: str
+          name:
+            description: Template name.
+            type: str
+            required: true
   wait_timeout:
     description:
       - How many seconds the rollouts may take in total (the soak is not counted).
@@ -168,7 +182,8 @@ phase:
 reason:
   description:
     - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
-      V(lock_lost) (another run took the lock); null on success.
+      V(lock_lost) (another run took the lock), V(drift) (an object is not on the O(objects[].infrastructure_ref) it
+      must be on); null on success.
   returned: always
   type: str
   sample: stalled
@@ -228,10 +243,20 @@ resources:
           (complete, but CAPI v1.10-v1.12.3 never settle the counters). Also shown as Ansible warnings.
       type: list
       elements: str
+    template:
+      description:
+        - The object's template as last read from the cluster - C(infrastructure_ref) (C(kind), C(name)) and
+          C(version) - so that a caller reports what is there, not what it asked for; null if it was never read.
+      type: dict
+    drift:
+      description: Why the object is not on its O(objects[].infrastructure_ref) (RV(reason)=V(drift)); null otherwise.
+      type: str
   sample:
     - {ref: machinedeployment/team-a/prod-1-md-0, kind: MachineDeployment, namespace: team-a, name: prod-1-md-0,
        done: true, done_at: "2026-03-01T12:08:50Z", message: "machinedeployment/team-a/prod-1-md-0 successfully rolled out",
-       replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}, warnings: []}
+       replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}, warnings: [],
+       template: {infrastructure_ref: {kind: DockerMachineTemplate, name: prod-1-md-0-hw-2026}, version: v1.30.4},
+       drift: null}
 failed_refs:
   description: The objects that made the wait fail.
   returned: always
@@ -308,6 +333,15 @@ def _objects(params):
     return out
 
 
+def _expected_templates(params):
+    """{ref: {kind, name}} of the objects that must stay on an infrastructure template."""
+    out = {}
+    for (_kind, _namespace, _name, ref), item in zip(_objects(params), params["objects"]):
+        if item.get("infrastructure_ref"):
+            out[ref] = item["infrastructure_ref"]
+    return out
+
+
 def _digest(value):
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
 
@@ -329,11 +363,31 @@ def read(run, objects):
     return found
 
 
-def snapshot(obj, version, machine_sets, now):
+def _template(obj, version):
+    """The object's template as read: {infrastructure_ref: {kind, name}, version}."""
+    found = views.view(obj, api_version=version).get("template") or {}
+    ref = found.get("infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")} if ref else None,
+            "version": found.get("version")}
+
+
+def _drift(ref, template, expected):
+    """Why the object is not on the template it must be on, or None."""
+    current = template["infrastructure_ref"] or {}
+    if not expected or (current.get("name") == expected.get("name")
+                        and expected.get("kind") in (None, current.get("kind"))):
+        return None
+    return (f"{ref} is on {current.get('kind')} {current.get('name')}, not on the target {expected.get('name')}: "
+            "its template was changed by someone else during the rollout")
+
+
+def snapshot(obj, version, machine_sets, now, expected=None):
     status = statuses.rollout_status(obj, api_version=version, machine_sets=machine_sets, now=now)
     kind = apiversion.rollout_kind(obj.get("kind"))
+    template = _template(obj, version)
     return {"done": bool(status["done"]), "message": status["message"], "warnings": status["warnings"],
-            "pending": status["waiting_for"] == "pending",
+            "pending": status["waiting_for"] == "pending", "template": template,
+            "drift": _drift(status["ref"], template, expected),
             "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
 
 
@@ -387,10 +441,11 @@ def _resources(objects, snaps, state):
     out = []
     for kind, namespace, name, ref in objects:
         entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
-                 "replicas": {}, "warnings": [], "done_at": ws.stamp(state["done_at"].get(ref))}
+                 "replicas": {}, "warnings": [], "template": None, "drift": None, "done_at": ws.stamp(state["done_at"].get(ref))}
         if ref in snaps:
             snap = snaps[ref]
-            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"])
+            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"],
+                         template=snap["template"], drift=snap["drift"])
         out.append(entry)
     return out
 
@@ -403,6 +458,10 @@ def main():
                 "kind": {"type": "str", "default": "MachineDeployment"},
                 "namespace": {"type": "str", "default": "default"},
                 "name": {"type": "str", "required": True},
+                "infrastructure_ref": {"type": "dict", "options": {
+                    "kind": {"type": "str"},
+                    "name": {"type": "str", "required": True},
+                }},
             }},
             wait_timeout={"type": "int", "default": 1200},
             stall_timeout={"type": "int", "default": 600},
@@ -435,12 +494,13 @@ def main():
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
         if not state:
             state = ws.new_state([ref for _k, _n, _name, ref in objects], time.time())
+        expected = _expected_templates(params)
         call_started = time.monotonic()
         interval = max(params["poll_interval"], 1)
         while True:
             found = read(run, objects)
             server_now = run.api.server_now()
-            snaps = {ref: snapshot(obj, version, machine_sets, server_now)
+            snaps = {ref: snapshot(obj, version, machine_sets, server_now, expected.get(ref))
                      for ref, (obj, version, machine_sets) in found.items()}
             lines.extend(ws.observe(state, time.time(), snaps, params["wait_timeout"], params["stall_timeout"],
                                     params["soak_seconds"]))
@@ -477,6 +537,8 @@ def main():
                         "stall_timeout if the machines are just slow to provision",
             ws.WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
             ws.SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
+            ws.DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
+                      "same refresh id to switch it again once it is settled",
         }.get(state["reason"], "check who deleted it")
         msg = state["message"].rstrip(". ") + (". Stuck: " + " | ".join(details) if details else "") + ". " + hint
         module.fail_json(msg=msg, **result)

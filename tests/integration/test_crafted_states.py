@@ -230,3 +230,27 @@ def test_kubeadm_control_plane_ready_from_its_machines(crafted):
     (kcp["status"]["v1beta2"] if crafted.version == "v1beta1" else kcp["status"])["readyReplicas"] = 0
     crafted.admin.replace_status(crafted.path("KubeadmControlPlane", "default", "cs-control-plane"), kcp)
     assert _info(crafted, "cs-control-plane", kind="KubeadmControlPlane")["complete"] is False
+
+
+def test_wait_reads_the_template_back_and_fails_on_drift(crafted):
+    craft = Crafter(crafted)
+    md = craft.md("done")
+    craft.machine_set(md, "current", 3)
+    md = craft.md_status(md, 3, up_to_date=3, legacy_updated=3, rolling_out=False)
+    current = md["spec"]["template"]["spec"]["infrastructureRef"]
+    res = crafted.run("capi_rollout_wait", objects=[{"name": "cs-done", "infrastructure_ref": {"name": current["name"]}}],
+                      wait_timeout=10, stall_timeout=10)
+    assert not res.failed, res.get("msg")
+    (resource,) = res["resources"]
+    assert resource["template"]["infrastructure_ref"] == {"kind": current["kind"], "name": current["name"]}
+    assert resource["template"]["version"] == md["spec"]["template"]["spec"]["version"] and resource["drift"] is None
+    started = time.monotonic()
+    mark = crafted.mark()
+    res = crafted.run("capi_rollout_wait", objects=[{"name": "cs-done", "infrastructure_ref": {"name": "cs-done-target"}}],
+                      wait_timeout=60, stall_timeout=60)
+    assert res.failed and res["reason"] == "drift", res.get("msg")
+    assert time.monotonic() - started < 30, "drift must fail at once, not at a timeout"
+    assert f"machinedeployment/default/cs-done is on {current['kind']} {current['name']}, not on the target cs-done-target" \
+        in res["msg"]
+    assert res["resources"][0]["drift"] and res["failed_refs"] == ["machinedeployment/default/cs-done"]
+    assert crafted.requests(mark) and not crafted.writes(mark)

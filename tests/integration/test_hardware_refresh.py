@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from capisim import readiness
 from capisim.polling import wait_for
 from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook
 
@@ -157,6 +158,8 @@ def test_failing_template_stops_its_wave_is_undone_and_the_others_finish(hw, tmp
     assert failed["stuck_machines"] and failed["stuck_machines"][0]["name"].startswith("w2-md-0-")
     assert "InfrastructureReady" in failed["stuck_machines"][0]["reason"]
     assert failed["undo"]["result"] == "succeeded" and failed["undo"]["finished"]
+    # the report's "after" is what the cluster holds once undone, read back, not the planned target
+    assert failed["after"]["infrastructure_ref"]["name"] == original
     # undone: back on its old template; the later wave never started
     assert west.infra_template("MachineDeployment", "w2-md-0") == original
     assert west.md("w2-md-0")["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"]
@@ -180,6 +183,48 @@ def test_failing_template_stops_its_wave_is_undone_and_the_others_finish(hw, tmp
     assert again.obj("hw-west", "w2-md-0")["action"] == "skip"
     assert again.obj("hw-west", "w2-md-1")["result"] == "succeeded"
     assert west.infra_template("MachineDeployment", "w2-md-0") == original
+
+
+def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw, tmp_path):
+    """A colleague switches a pool back to its old template while its wave rolls out: the wave fails with the
+    drift named (never SUCCEEDED), the report's "after" is the template on the cluster; a re-run with the
+    same refresh id switches it again and finishes."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": "e5-md-0", "hw-west": "w5-md-0"}
+    originals = {h: clusters[h].infra_template("MachineDeployment", md) for h, md in pools.items()}
+    slow = {md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}} for md in pools.values()}
+    extra = dict(FAST, refresh_id="it-drift", template_overrides=overrides("drift"), clusters=["e5", "w5"],
+                 object_templates=slow, undo_on_failure=False)
+    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east,hw-west")
+    try:
+        for host, md in pools.items():
+            wait_for(f"{md} switched", lambda h=host, m=md: clusters[h].infra_template("MachineDeployment", m) != originals[h], 120)
+            mgmt = clusters[host]
+            mgmt.admin.patch_merge(mgmt.path("MachineDeployment", "default", md),
+                                   {"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}})
+        run = first.wait(300)
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+    assert run.rc != 0, run.explain()
+    for host, md in pools.items():
+        assert run.cluster(host)["result"] == "failed", run.cluster(host)
+        obj = run.obj(host, md)
+        assert obj["result"] == "failed", obj
+        assert "changed by someone else" in obj["failure_reason"] and originals[host] in obj["failure_reason"], obj
+        assert obj["after"]["infrastructure_ref"]["name"] == originals[host], obj  # read back, not the plan
+        wait_for(f"{md} back on its old MachineSet", lambda h=host, m=md: readiness.is_complete(
+            clusters[h].md(m), clusters[h].version), 120)
+
+    again = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, object_templates={}), tmp_path / "again",
+                         limit="hw-east,hw-west")
+    assert again.rc == 0, again.explain()
+    for host, md in pools.items():
+        obj = again.obj(host, md)
+        assert obj["action"] == "switch" and obj["result"] == "succeeded", obj
+        assert any("switching again" in note for note in obj["notes"]), obj["notes"]
+        on_cluster = clusters[host].infra_template("MachineDeployment", md)
+        assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
 def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):

@@ -208,7 +208,8 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
     the target is the current template, and an object counts as done once this refresh id restarted it.
 
     Each object has the report fields (kind, namespace, name, cluster, replicas, before, after, action,
-    result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``resume``
+    result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``wait`` (the
+    capi_rollout_wait object: the target template it must stay on, none for a restart), ``resume``
     and ``notes``.
     """
     check = mode == "check"
@@ -238,6 +239,9 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
         obj = {"kind": entry.get("kind"), "namespace": entry.get("namespace"), "name": entry.get("name"),
                "cluster": entry.get("cluster"), "replicas": _get(entry, "replicas", "desired"), "ref": ref,
                "before": before, "after": after, "target_ref": target, "resume": False, "notes": [],
+               "wait": {"kind": entry.get("kind"), "namespace": entry.get("namespace"), "name": entry.get("name"),
+                        "infrastructure_ref": None if restart or not target else
+                        {"kind": target.get("kind"), "name": target.get("name")}},
                "blockers": [], "started": None, "wave": None, "restart": bool(restart)}
         if refresh_id and last.get("id") == undo_id(refresh_id):
             obj.update(action=SKIP, result="skipped",

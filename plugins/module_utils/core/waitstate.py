@@ -11,7 +11,7 @@ Phases: ``rollout`` until every object is done, then ``soak`` for ``soak_seconds
 every object must stay done (the health gate), then ``succeeded``. It ends ``failed`` with a
 reason: ``wait_timeout`` (not done in time), ``stalled`` (no signature changed for
 ``stall_timeout`` seconds), ``soak_failed`` (an object stopped being healthy while soaking) or
-``deleted``. Times are epoch seconds (the caller's clock), printed in UTC.
+``deleted``, or ``drift`` (an object is not on the template it must be on). Times are epoch seconds (the caller's clock), printed in UTC.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,6 +30,7 @@ STALLED = "stalled"
 WAIT_TIMEOUT = "wait_timeout"
 SOAK_FAILED = "soak_failed"
 DELETED = "deleted"
+DRIFT = "drift"
 
 FINISHED = (SUCCEEDED, FAILED)
 
@@ -58,7 +59,7 @@ def _fail(state, now, reason, message, refs, lines):
 
 
 def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
-    """Feed one round of snapshots ({ref: {done, message, signature, pending}}; a missing ref was deleted) into
+    """Feed one round of snapshots ({ref: {done, message, signature, pending, drift}}; a missing ref was deleted) into
     ``state`` (changed in place) at epoch ``now``. Returns the new progress lines (timestamped).
 
     Nothing happens once the state is finished.
@@ -69,6 +70,10 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
     missing = [ref for ref in state["refs"] if ref not in snapshots]
     if missing:
         _fail(state, now, DELETED, f"{', '.join(missing)} deleted while waiting for its rollout", missing, lines)
+        return lines
+    drifted = [ref for ref in state["refs"] if snapshots[ref].get("drift")]
+    if drifted:
+        _fail(state, now, DRIFT, "; ".join(snapshots[ref]["drift"] for ref in drifted), drifted, lines)
         return lines
     for ref in state["refs"]:
         snap = snapshots[ref]

@@ -97,3 +97,15 @@ def test_next_check_never_oversleeps_a_deadline():
     assert ws.next_check(state, T0 + 60, 100, 50, 10) == 0
     state.update(phase=ws.SOAK, soak_until=T0 + 3)
     assert ws.next_check(state, T0, 100, 50, 10) == 3
+
+
+def test_drift_fails_at_once_even_when_done():
+    """An object on another template than the one it must be on fails the wait at once, complete or not:
+    its rollout is not the one the caller asked for."""
+    state = ws.new_state([A, B], T0)
+    ws.observe(state, T0, {A: snap(False, "a 0/2"), B: snap(True, "b ok")}, 100, 50)
+    drifted = dict(snap(True, "a ok"), drift="machinedeployment/default/a is on DockerMachineTemplate a-old, not on the target a-new")
+    lines = ws.observe(state, T0 + 2, {A: drifted, B: snap(True, "b ok")}, 100, 50)
+    assert state["phase"] == ws.FAILED and state["reason"] == ws.DRIFT and state["failed_refs"] == [A]
+    assert lines and "not on the target a-new" in lines[-1]
+    assert state["rollout_finished"] is None

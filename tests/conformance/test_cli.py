@@ -24,7 +24,7 @@ def test_invalid_spec_is_refused_with_its_path(tmp_path):
     spec.write_text(yaml.safe_dump({"management_clusters": [{"name": "m", "capi_version": "v1.99"}]}), encoding="utf-8")
     result = capisim("up", "--fleet", str(spec), "--state", str(tmp_path / "state"))
     assert result.returncode == 1
-    assert "management_clusters[0].capi_version: must be one of v1.10, v1.12.3, v1.12, v1.13, v1.14" in result.stderr
+    assert "management_clusters[0].capi_version: must be one of v1.10, v1.11, v1.12.3, v1.12, v1.13, v1.14" in result.stderr
     assert not (tmp_path / "state").exists()
 
 

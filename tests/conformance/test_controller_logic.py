@@ -469,6 +469,27 @@ def test_v110_cleanup_keeps_revision_history_limit():
     assert len(mdplan.machine_sets_to_clean_up(md14, olds)) == 3
 
 
+
+def test_v111_is_the_v110_controller_on_v1beta2():
+    """v1.11.11 internal/controllers/machinedeployment/machinedeployment_sync.go: the v1.10 rolling update and
+    revision annotations (getNewMachineSet / SetDeploymentRevision), but cleanupDeployment deletes every
+    0-replica old MachineSet (v1beta2 has no revisionHistoryLimit); machineset_controller.go: any
+    disable-machine-create value blocks creation, as on v1.10."""
+    profile = RELEASES["v1.11"]
+    assert (profile.api_version, profile.logic, profile.crds) == ("v1beta2", "v1.10", "capi-v1.11.11")
+    md = make_md("v1.14")  # a v1beta2 object
+    current = make_ms(md, "a", 3, annotations={m.REVISION: "1"})
+    md["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "infra-b"
+    plan = mdplan.plan_reconcile(md, [current], profile.logic, at(5), random.Random(1))
+    assert plan.created and plan.revision == "2" and m.annotations(plan.new)[m.REVISION] == "2"
+    assert m.DISABLE_MACHINE_CREATE not in m.annotations(plan.new)
+    # the v1.10 rolling update: grow the new MachineSet by maxSurge, keep the old one (maxUnavailable 0)
+    assert m.replicas(plan.new) == 1 and m.replicas(plan.olds[0]) == 3
+    olds = [make_ms(md, f"o{i}", 0, created=at(i)) for i in range(3)]
+    for ms in olds:
+        ms["status"] = {"replicas": 0, "observedGeneration": 0}
+    assert [m.name(x) for x in mdplan.machine_sets_to_clean_up(md, olds)] == ["o0", "o1", "o2"]
+
 # --- KCP ----------------------------------------------------------------------------------------------------------
 
 def make_kcp(capi_version, replicas=3, surge=1, version="v1.30.0", infra="cp-a"):
@@ -652,7 +673,7 @@ def test_paused_reconcile_only_touches_the_paused_condition(capi_version):
 
 
 # Upstream #13182 per release: present in v1.10.x-v1.12.3, fixed by PR #13404 in v1.12.4 and v1.13.0.
-BUG_13182_EXPECTED = {"v1.10": True, "v1.12.3": True, "v1.12": False, "v1.13": False, "v1.14": False}
+BUG_13182_EXPECTED = {"v1.10": True, "v1.11": True, "v1.12.3": True, "v1.12": False, "v1.13": False, "v1.14": False}
 
 
 @pytest.mark.parametrize("release", sorted(RELEASES))

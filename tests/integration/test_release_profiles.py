@@ -1,5 +1,6 @@
-"""The modules on the CAPI releases between v1.10 and v1.14 (capisim/releases.py): v1.12.3 (the last
-release with upstream bug #13182), v1.12 (v1.12.4 and later, fixed) and v1.13. The other module tests
+"""The modules on the CAPI releases between v1.10 and v1.14 (capisim/releases.py): v1.11 (the v1.10 controller
+on the v1beta2 API, #13182), v1.12.3 (the last release with upstream bug #13182), v1.12 (v1.12.4 and later,
+fixed) and v1.13. The other module tests
 run on v1.10 and v1.14; these cover restart+wait of a MachineDeployment and a KubeadmControlPlane,
 undo, pause and a small hardware refresh per release, plus the #13182 state itself: a scheduled
 trigger that the controller acts on in its own second."""
@@ -14,7 +15,7 @@ from capisim.releases import RELEASES
 
 pytestmark = pytest.mark.needs_controller
 
-PROFILES = ("v1.12.3", "v1.12", "v1.13")
+PROFILES = ("v1.11", "v1.12.3", "v1.12", "v1.13")
 WAIT = {"wait": True, "wait_timeout": 240, "stall_timeout": 90}
 PAUSED = "cluster.x-k8s.io/paused"
 
@@ -60,7 +61,7 @@ def test_restart_wait_and_undo_of_a_machine_deployment(rel):
     after = rel.machine_sets("wr-md-0")
     new = set(after) - set(before)
     assert len(new) == 1 and _active(after) == new
-    # v1.12+ delete the old MachineSet once the rollout is complete (no revision history kept)
+    # v1.11+ delete the old MachineSet once the rollout is complete (no revisionHistoryLimit in v1beta2)
     rel.wait_for("the old MachineSets to be deleted", lambda: set(rel.machine_sets("wr-md-0")) == new, 60)
     assert _time(after[next(iter(new))]["metadata"]["creationTimestamp"]) > _time(entry["rollout_after"])
     assert not [w for w in res.get("warnings") or [] if "13182" in w]
@@ -104,7 +105,7 @@ def _clusterctl_restart(rel, name):
 def test_clusterctl_restart_on_the_same_second_is_reported_with_the_upstream_bug(rel):
     """A trigger in the new MachineSet's own second (clusterctl writes time.Now()): v1.12.3 then keeps its
     Machines UpToDate=False for as long as the field is set (#13182), so upstream never reports the rollout
-    finished. capi_rollout_wait reports it complete with a warning naming the bug; v1.12.4+ and v1.13 complete
+    finished (v1.11 too). capi_rollout_wait reports it complete with a warning naming the bug; v1.12.4+ and v1.13 complete
     it without one."""
     buggy = RELEASES[rel.capi_version].bug_13182
     for _attempt in range(3):  # the controller may, rarely, create the MachineSet in the next second

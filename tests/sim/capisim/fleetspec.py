@@ -10,7 +10,7 @@ default filled in. Schema (also in tests/fleets/README.md)::
                                            # a future rolloutAfter is acted on at the next event or resync
     management_clusters:                   # at least one
       - name: mgmt-a                       # DNS label, unique
-        capi_version: v1.10                # v1.10 (serves v1beta1) | v1.12.3 | v1.12 | v1.13 | v1.14 (capisim/releases.py)
+        capi_version: v1.10                # v1.10 (serves v1beta1) | v1.11 | v1.12.3 | v1.12 | v1.13 | v1.14 (capisim/releases.py)
         workload_clusters:                 # default []
           - name: prod-1                   # DNS label, unique in its management cluster
             namespace: team-a              # default "default"

@@ -4,8 +4,9 @@ Each row says which CRDs are installed (tests/crds/<crds>), which API version th
 serves, which controller logic the simulator follows and which upstream bugs it reproduces. The
 upstream file and tag behind every choice is in docs/simulator-fidelity.md.
 
-- ``logic``: "v1.10" (v1.10.x MachineDeployment controller: revision history, old MachineSets kept)
-  or "v1.14" (v1.12+ controller: rollout planner, no revision history, old MachineSets deleted).
+- ``logic``: "v1.10" (v1.10.x and v1.11.x MachineDeployment controller: revision annotations, rolling
+  update without the planner; v1.10 keeps revisionHistoryLimit old MachineSets, v1.11 on v1beta2 none, as
+  v1.11.11 internal/controllers/machinedeployment/machinedeployment_sync.go cleanupDeployment) or "v1.14" (v1.12+ controller: rollout planner, no revision history, old MachineSets deleted).
   v1.12.3 and v1.13.5 follow the same MachineDeployment/MachineSet logic as v1.14.0 for everything
   simulated (internal/controllers/machinedeployment/machinedeployment_rolling.go at those tags).
 - ``status_versions``: MachineSet, MachineDeployment and KubeadmControlPlane report ``status.versions``
@@ -22,6 +23,7 @@ Release = collections.namedtuple("Release", "crds api_version logic bug_13182 st
 
 RELEASES = {
     "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False),
+    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False),
     "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False),
     # v1.12.4 and later v1.12 patches: #13182 fixed; their CRDs differ from v1.12.3's in one maxItems only
     "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False),

@@ -115,8 +115,16 @@ def test_defaults_are_filled_in():
     assert (md0["provision_seconds"], md2["provision_seconds"]) == (5, 0)
     plain = validate({"management_clusters": [{"name": "m", "capi_version": "v1.14", "workload_clusters": [
         {"name": "c", "kubernetes_version": "v1.31.0"}]}]})
-    assert plain["defaults"] == {"provision_seconds": 2, "sync_period_seconds": 600}  # CAPI's --sync-period default
+    # CAPI's --sync-period default; deleted Machines go at once unless a delay is asked for
+    assert plain["defaults"] == {"provision_seconds": 2, "deletion_seconds": 0, "sync_period_seconds": 600}
     only = plain["management_clusters"][0]["workload_clusters"][0]
+    assert only["deletion_seconds"] == 0
+    _set(spec, WC + ("deletion_seconds",), 3)
+    assert validate(spec)["management_clusters"][1]["workload_clusters"][0]["deletion_seconds"] == 3
+    _set(spec, WC + ("deletion_seconds",), -1)
+    with pytest.raises(FleetSpecError) as err:
+        validate(spec)
+    assert "workload_clusters[0].deletion_seconds: must be an integer >= 0" in str(err.value)
     assert (only["namespace"], only["control_plane"], only["machine_deployments"]) == ("default", None, [])
 
 

@@ -347,6 +347,28 @@ def test_on_delete_replaces_only_deleted_machines(mgmt):
     assert len(wl.items("Machine")) == 2
 
 
+
+def test_machine_deletion_takes_time_and_counts_in_replicas(mgmt):
+    """A deleted Machine stays Deleting for the deletion delay (drain + infrastructure teardown) and counts in
+    its MachineSet's status.replicas until it is gone (v1.14.0 core/reconcilers/machineset/
+    machineset_controller_status.go: replicas = len(machines)); the MD is not complete meanwhile."""
+    wl = Workload(mgmt, deletion_seconds=4, machine_deployments=[{"name": "md", "replicas": 2}])
+    wl.wait_complete()
+    wl.patch("MachineDeployment", {"spec": {"replicas": 1}})
+    (deleting,) = wait_for("a Machine deleting", lambda: [
+        x for x in wl.items("Machine") if x["metadata"].get("deletionTimestamp")], 20)
+    started = time.monotonic()
+    wait_for("its Deleting phase", lambda: (wl.get("Machine", deleting["metadata"]["name"]).get("status") or {}).get(
+        "phase") == "Deleting", 10)
+    (ms,) = wl.machine_sets()
+    assert ms["spec"]["replicas"] == 1
+    wait_for("the MachineSet to count it", lambda: wl.machine_sets()[0]["status"].get("replicas") == 2, 10)
+    assert not wl.complete(), "complete while a Machine is still being deleted"
+    wait_for("the Machine gone", lambda: deleting["metadata"]["name"] not in {x["metadata"]["name"] for x in wl.items("Machine")}, 30)
+    assert time.monotonic() - started >= 2, "deleted before its deletion delay"
+    wl.wait_complete()
+    assert wl.machine_sets()[0]["status"]["replicas"] == 1 and len(wl.items("Machine")) == 1
+
 def test_failing_template_never_gets_ready(mgmt):
     wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
     wl.wait_complete()

@@ -31,7 +31,8 @@ def _fleet(release):
     ]
     for wc in workloads:
         wc["kubernetes_version"] = "v1.30.4"
-    return {"defaults": {"provision_seconds": 1},
+    # deleted Machines take a second to go (drain + teardown), as on real clusters they take minutes
+    return {"defaults": {"provision_seconds": 1, "deletion_seconds": 1},
             "management_clusters": [{"name": f"rp-{release.replace('.', '-')}", "capi_version": release,
                                      "workload_clusters": workloads}]}
 

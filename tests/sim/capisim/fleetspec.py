@@ -6,6 +6,8 @@ default filled in. Schema (also in tests/fleets/README.md)::
 
     defaults:                              # optional
       provision_seconds: 2                 # seconds until a new Machine is ready (default 2)
+      deletion_seconds: 0                  # seconds a deleted Machine stays Deleting (drain + infrastructure
+                                           # teardown; default 0: gone at once)
       sync_period_seconds: 600             # the controllers' periodic resync (CAPI --sync-period, default 10 min):
                                            # a future rolloutAfter is acted on at the next event or resync
     management_clusters:                   # at least one
@@ -18,6 +20,7 @@ default filled in. Schema (also in tests/fleets/README.md)::
             topology_owned: false          # ClusterClass-managed (topology.cluster.x-k8s.io/owned labels)
             paused: false                  # Cluster.spec.paused
             provision_seconds: 1           # optional, overrides defaults.provision_seconds
+            deletion_seconds: 2            # optional, overrides defaults.deletion_seconds
             control_plane:                 # null or omitted: no KubeadmControlPlane
               replicas: 3                  # >= 1
               max_surge: 1                 # 0 or 1 (default 1); 0 needs replicas >= 3
@@ -184,8 +187,9 @@ def _control_plane(chk, value, path):
     return {"replicas": replicas, "max_surge": surge}
 
 
-def _workload_cluster(chk, wc, path, default_provision):
-    optional = ["namespace", "topology_owned", "paused", "provision_seconds", "control_plane", "machine_deployments"]
+def _workload_cluster(chk, wc, path, defaults):
+    optional = ["namespace", "topology_owned", "paused", "provision_seconds", "deletion_seconds", "control_plane",
+                "machine_deployments"]
     if chk.mapping(wc, path, ["name", "kubernetes_version"], optional) is None:
         return None
     version = wc.get("kubernetes_version")
@@ -201,8 +205,8 @@ def _workload_cluster(chk, wc, path, default_provision):
         "kubernetes_version": version,
         "topology_owned": chk.boolean(wc.get("topology_owned", False), f"{path}.topology_owned"),
         "paused": chk.boolean(wc.get("paused", False), f"{path}.paused"),
-        "provision_seconds": (chk.integer(wc["provision_seconds"], f"{path}.provision_seconds")
-                              if "provision_seconds" in wc else default_provision),
+        **{key: chk.integer(wc[key], f"{path}.{key}") if key in wc else defaults[key]
+           for key in ("provision_seconds", "deletion_seconds")},
         "control_plane": _control_plane(chk, wc.get("control_plane"), f"{path}.control_plane"),
     }
     mds = chk.seq(wc.get("machine_deployments", []), f"{path}.machine_deployments")
@@ -218,10 +222,11 @@ def validate(data):
     if chk.mapping(data, "spec", ["management_clusters"], ["defaults"]) is None:
         raise FleetSpecError(chk.errors)
     defaults = data.get("defaults") or {}
-    provision, sync_period = DEFAULT_PROVISION_SECONDS, DEFAULT_SYNC_PERIOD_SECONDS
-    if chk.mapping(defaults, "defaults", [], ["provision_seconds", "sync_period_seconds"]) is not None:
-        provision = chk.integer(defaults.get("provision_seconds", provision), "defaults.provision_seconds")
-        sync_period = chk.integer(defaults.get("sync_period_seconds", sync_period), "defaults.sync_period_seconds", 1)
+    filled = {"provision_seconds": DEFAULT_PROVISION_SECONDS, "deletion_seconds": 0,
+              "sync_period_seconds": DEFAULT_SYNC_PERIOD_SECONDS}
+    if chk.mapping(defaults, "defaults", [], list(filled)) is not None:
+        filled = {key: chk.integer(defaults.get(key, value), f"defaults.{key}", 1 if key == "sync_period_seconds" else 0)
+                  for key, value in filled.items()}
     mgmts = chk.seq(data.get("management_clusters", []), "management_clusters", min_items=1)
     chk.unique(mgmts, "management_clusters", "management cluster")
     result = []
@@ -236,12 +241,12 @@ def validate(data):
         result.append({
             "name": chk.dns_label(mgmt.get("name"), f"{path}.name"),
             "capi_version": mgmt.get("capi_version"),
-            "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", provision)
+            "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", filled)
                                   for i, wc in enumerate(wcs)],
         })
     if chk.errors:
         raise FleetSpecError(chk.errors)
-    return {"defaults": {"provision_seconds": provision, "sync_period_seconds": sync_period}, "management_clusters": result}
+    return {"defaults": filled, "management_clusters": result}
 
 
 def load_fleet(spec):

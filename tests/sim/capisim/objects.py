@@ -22,6 +22,7 @@ DEPLOYMENT_NAME = "cluster.x-k8s.io/deployment-name"
 TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 TOPOLOGY_DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
 PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
+DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
 
 CORE, CONTROLPLANE = "cluster.x-k8s.io", "controlplane.cluster.x-k8s.io"
 BOOTSTRAP, INFRA = "bootstrap.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"
@@ -123,7 +124,8 @@ class _Builder:
             spec["topology"] = topology
         labels = {TOPOLOGY_OWNED: ""} if wc["topology_owned"] else {}
         return {"apiVersion": f"{CORE}/{self.api_version}", "kind": "Cluster",
-                "metadata": self.meta(self.name, labels, {PROVISION_SECONDS: str(wc["provision_seconds"])}),
+                "metadata": self.meta(self.name, labels, {PROVISION_SECONDS: str(wc["provision_seconds"]),
+                                                          DELETION_SECONDS: str(wc["deletion_seconds"])}),
                 "spec": spec}
 
     def control_plane(self):

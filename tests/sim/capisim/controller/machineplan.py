@@ -90,16 +90,27 @@ def machines_to_delete(machines, count, order):
     return sorted(machines, key=lambda machine: deletion_rank(machine, order))[:max(count, 0)]
 
 
-def provision_seconds(template, cluster):
-    """The provisioning delay: template annotation, else the Cluster's, else 2 s."""
+def _seconds(key, default, template, cluster):
+    """A delay in seconds: the template's annotation ``key``, else the Cluster's, else ``default``."""
     for source in (template, cluster):
-        value = m.annotations(source or {}).get(m.SIM_PROVISION_SECONDS)
+        value = m.annotations(source or {}).get(key)
         if value not in (None, ""):
             try:
                 return max(float(value), 0.0)
             except ValueError:
                 continue
-    return DEFAULT_PROVISION_SECONDS
+    return default
+
+
+def provision_seconds(template, cluster):
+    """The provisioning delay: template annotation, else the Cluster's, else 2 s."""
+    return _seconds(m.SIM_PROVISION_SECONDS, DEFAULT_PROVISION_SECONDS, template, cluster)
+
+
+def deletion_seconds(template, cluster):
+    """How long a deleted Machine stays Deleting (drain + infrastructure teardown): template annotation, else the
+    Cluster's, else 0 (gone at once)."""
+    return _seconds(m.SIM_DELETION_SECONDS, 0.0, template, cluster)
 
 
 def fails_provisioning(template):

@@ -35,6 +35,7 @@ CONTROL_PLANE_NAME = "cluster.x-k8s.io/control-plane-name"
 MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
 
 SIM_PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
+SIM_DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
 SIM_FAIL_PROVISIONING = "sim.capi-rollout.dev/fail-provisioning"
 
 UTC = datetime.timezone.utc

@@ -1,7 +1,8 @@
 """Machine reconcile: provisioning on a timer (machineplan.lifecycle), UpToDate from the owner, status and phases,
-and completing deletion (phase Deleting, then the finalizer goes)."""
+and completing deletion (phase Deleting for the deletion delay, then the finalizer goes)."""
 
 import copy
+import datetime
 
 from . import conditions
 from . import kcpplan
@@ -11,12 +12,20 @@ from . import status
 
 
 def finalize(ctx, machine):
-    """Show the Deleting phase, then drop our finalizer so the API server removes the Machine."""
+    """Show the Deleting phase; once the deletion delay since deletionTimestamp has passed (drain and
+    infrastructure teardown: upstream counts such a Machine in its MachineSet's replicas until it is gone,
+    v1.14.0 core/reconcilers/machineset/machineset_controller_status.go), drop our finalizer so the API server
+    removes the Machine; until then come back at that time."""
     if m.dig(machine, "status", "phase") != "Deleting":
         life = ("Deleting", False, False, False, None)
         paused = conditions.paused(machine, ctx.cluster_of(machine))
         new_status = status.machine_status(machine, life, m.condition(machine, "UpToDate"), 0, paused, ctx.now())[0]
         machine = ctx.write_status(machine, new_status)
+    delay = machineplan.deletion_seconds(_source_template(ctx, machine), ctx.cluster_of(machine))
+    gone_at = m.parse_time(m.meta(machine)["deletionTimestamp"]) + datetime.timedelta(seconds=delay)
+    if delay and ctx.now() < gone_at:
+        ctx.requeue_at(("Machine", m.namespace(machine), m.name(machine)), gone_at)
+        return
     if m.MACHINE_FINALIZER in (m.meta(machine).get("finalizers") or []):
         released = copy.deepcopy(machine)
         released["metadata"]["finalizers"] = [f for f in machine["metadata"]["finalizers"] if f != m.MACHINE_FINALIZER]

@@ -1,8 +1,11 @@
 """MachineSet reconcile: create or delete Machines until they match spec.replicas, then count them into status.
 
-Machines created in one reconcile share one provisioning start, so they become ready together; Machines removed
-in one reconcile are deleted and finalized right here, so the status written next already has them gone. That is
-what makes the MD see the same intermediate states as in CAPI's golden traces (every MS fully reconciled at once).
+Machines created in one reconcile share one provisioning start, so they become ready together. Machines removed
+in one reconcile are deleted here; with no deletion delay they are finalized right here too, so the status written
+next already has them gone, which makes the MD see the same intermediate states as in CAPI's golden traces (every
+MS fully reconciled at once). With a delay they stay, Deleting, and count as upstream counts them: in
+``len(machines)`` for scaling (no replacement is created before they are gone) and in ``status.replicas``
+(v1.14.0 core/reconcilers/machineset/machineset_controller.go syncReplicas, machineset_controller_status.go).
 """
 
 from . import conditions
@@ -35,7 +38,7 @@ def reconcile(ctx, ms):
     now = ctx.now()
     machines = ctx.store.controlled_by("Machine", ms)
     live = [x for x in machines if not m.deleting(x)]
-    missing = m.replicas(ms) - len(live)
+    missing = m.replicas(ms) - len(machines)
     infra_ref = m.dig(ms, "spec", "template", "spec", "infrastructureRef")
     if missing > 0 and _creation_allowed(ctx, ms):
         if ctx.template_exists(infra_ref, m.namespace(ms)):
@@ -46,7 +49,8 @@ def reconcile(ctx, ms):
         else:
             ctx.log("cannot create Machines for MachineSet %s: template %s does not exist", m.key_text(ms), (infra_ref or {}).get("name"))
     elif missing < 0:
-        victims = machineplan.machines_to_delete(live, -missing, _deletion_order(ms))
+        # Machines already deleting come first in upstream's delete order: only the rest need a new delete.
+        victims = machineplan.machines_to_delete(live, -missing - (len(machines) - len(live)), _deletion_order(ms))
         deleted = [ctx.writer.delete(x) for x in victims]
         for victim, answer in zip(victims, deleted):
             ctx.log("deleted Machine %s of MachineSet %s", m.key_text(victim), m.name(ms))

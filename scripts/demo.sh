@@ -20,7 +20,7 @@ export ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$root/ansible.cfg}
 # skipped and reported instead of stopping their management cluster.
 vars=${DEMO_VARS:-'{"template_overrides": {"customImage": "kindest/node:gen2"}, "control_plane": true,
   "max_in_flight": 2, "canary": true, "soak_seconds": 3, "poll_interval": 2, "stall_timeout": 120,
-  "wait_timeout": 600, "on_blocked": "skip", "lock_duration": 60, "max_fail_percentage": 100}'}
+  "wait_timeout": 600, "on_blocked": "skip", "lock_duration": 60, "failure_budget_percent": 100}'}
 
 echo "== 1/2 the plan (check mode: nothing is written) =="
 "$venv/bin/ansible-playbook" -i "$inventory" playbooks/hardware_refresh.yml --check --diff \

@@ -22,7 +22,7 @@ FAST = {
     "stall_timeout": 30,
     "wait_timeout": 240,
     "lock_duration": 30,
-    "max_fail_percentage": 100,
+    "failure_budget_percent": 100,
 }
 
 

@@ -227,6 +227,44 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
+
+def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(hw, tmp_path):
+    """serial (batch_size, the AWX survey default is 25%): every batch runs, and the report written after the
+    last batch holds every management cluster, read back from the cluster."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": "e6-md-0", "hw-west": "w6-md-0", "hw-lab": "l4-md-0"}
+    originals = {h: clusters[h].infra_template("MachineDeployment", md) for h, md in pools.items()}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-batch", template_overrides=overrides("batch"), clusters=["e6", "w6", "l4"],
+                            batch_size=1), tmp_path / "report")
+    assert run.rc == 0, run.explain()
+    assert "reserved name" not in run.stdout, "the failure budget variable must not be a reserved name"
+    assert run.report["management_clusters"] and len(run.report["management_clusters"]) == 3
+    started = []
+    for host, md in pools.items():
+        entry = run.cluster(host)
+        assert entry["result"] == "succeeded", entry
+        obj = run.obj(host, md)
+        on_cluster = clusters[host].infra_template("MachineDeployment", md)
+        assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster, obj
+        started.append((entry["started"], entry["finished"]))
+    # one batch after the other: each management cluster started after the previous one finished
+    started.sort()
+    assert all(later[0] >= earlier[1] for earlier, later in zip(started, started[1:])), started
+
+    # playbooks/rollback.yml selects exactly (a longer name is another object), from an AWX textarea
+    nothing = run_playbook(hw.inventory, "rollback.yml", {"refresh_id": "it-batch", "machine_deployments": "l4-md-0x"},
+                           tmp_path / "none")
+    assert nothing.rc == 0, nothing.explain()
+    assert "nothing to roll back on hw-lab" in nothing.stdout, nothing.explain()
+    assert clusters["hw-lab"].infra_template("MachineDeployment", "l4-md-0") != originals["hw-lab"]
+    back = run_playbook(hw.inventory, "rollback.yml", dict(FAST, refresh_id="it-batch",
+                                                           machine_deployments="default/e6-md-0\nw6-md-0\n"), tmp_path / "back")
+    assert back.rc == 0, back.explain()
+    for host in ("hw-east", "hw-west"):
+        assert clusters[host].infra_template("MachineDeployment", pools[host]) == originals[host], host
+    assert clusters["hw-lab"].infra_template("MachineDeployment", "l4-md-0") != originals["hw-lab"], "not named: left alone"
+
 def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):
     clusters = mgmts(hw)
     mds = {"hw-east": ["e3-md-0", "e3-md-1"], "hw-west": ["w3-md-0", "w3-md-1"]}

@@ -469,7 +469,6 @@ def test_v110_cleanup_keeps_revision_history_limit():
     assert len(mdplan.machine_sets_to_clean_up(md14, olds)) == 3
 
 
-
 def test_v111_is_the_v110_controller_on_v1beta2():
     """v1.11.11 internal/controllers/machinedeployment/machinedeployment_sync.go: the v1.10 rolling update and
     revision annotations (getNewMachineSet / SetDeploymentRevision), but cleanupDeployment deletes every
@@ -491,6 +490,7 @@ def test_v111_is_the_v110_controller_on_v1beta2():
     assert [m.name(x) for x in mdplan.machine_sets_to_clean_up(md, olds)] == ["o0", "o1", "o2"]
 
 # --- KCP ----------------------------------------------------------------------------------------------------------
+
 
 def make_kcp(capi_version, replicas=3, surge=1, version="v1.30.0", infra="cp-a"):
     infra_ref = ref(capi_version, m.INFRA_GROUP, "DockerMachineTemplate", infra)

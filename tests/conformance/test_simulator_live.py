@@ -347,7 +347,6 @@ def test_on_delete_replaces_only_deleted_machines(mgmt):
     assert len(wl.items("Machine")) == 2
 
 
-
 def test_machine_deletion_takes_time_and_counts_in_replicas(mgmt):
     """A deleted Machine stays Deleting for the deletion delay (drain + infrastructure teardown) and counts in
     its MachineSet's status.replicas until it is gone (v1.14.0 core/reconcilers/machineset/
@@ -368,6 +367,7 @@ def test_machine_deletion_takes_time_and_counts_in_replicas(mgmt):
     assert time.monotonic() - started >= 2, "deleted before its deletion delay"
     wl.wait_complete()
     assert wl.machine_sets()[0]["status"]["replicas"] == 1 and len(wl.items("Machine")) == 1
+
 
 def test_failing_template_never_gets_ready(mgmt):
     wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])

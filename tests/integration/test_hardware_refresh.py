@@ -227,7 +227,6 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
-
 def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(hw, tmp_path):
     """serial (batch_size, the AWX survey default is 25%): every batch runs, and the report written after the
     last batch holds every management cluster, read back from the cluster."""
@@ -264,6 +263,7 @@ def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(h
     for host in ("hw-east", "hw-west"):
         assert clusters[host].infra_template("MachineDeployment", pools[host]) == originals[host], host
     assert clusters["hw-lab"].infra_template("MachineDeployment", "l4-md-0") != originals["hw-lab"], "not named: left alone"
+
 
 def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):
     clusters = mgmts(hw)

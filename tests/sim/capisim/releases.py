@@ -6,7 +6,8 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
 
 - ``logic``: "v1.10" (v1.10.x and v1.11.x MachineDeployment controller: revision annotations, rolling
   update without the planner; v1.10 keeps revisionHistoryLimit old MachineSets, v1.11 on v1beta2 none, as
-  v1.11.11 internal/controllers/machinedeployment/machinedeployment_sync.go cleanupDeployment) or "v1.14" (v1.12+ controller: rollout planner, no revision history, old MachineSets deleted).
+  v1.11.11 internal/controllers/machinedeployment/machinedeployment_sync.go cleanupDeployment) or "v1.14"
+  (v1.12+ controller: rollout planner, no revision history, old MachineSets deleted).
   v1.12.3 and v1.13.5 follow the same MachineDeployment/MachineSet logic as v1.14.0 for everything
   simulated (internal/controllers/machinedeployment/machinedeployment_rolling.go at those tags).
 - ``status_versions``: MachineSet, MachineDeployment and KubeadmControlPlane report ``status.versions``

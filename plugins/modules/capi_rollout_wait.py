@@ -23,7 +23,10 @@ description:
     (RV(stuck)).
   - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) while it waits, so a wait may take
     longer than the lease duration; the task fails if another run took the lock meanwhile.
-  - Reads the objects every O(poll_interval) seconds with one list request per kind and namespace.
+  - Reads the objects with one list request per kind and namespace, then follows them with one watch stream per
+    kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone): a change is seen
+    when it happens, not at the next poll. The same engine and the same rules decide the O(wait) of
+    M(capi.rollout.capi_rollout_restart), M(capi.rollout.capi_rollout_undo) and M(capi.rollout.capi_rollout_info).
   - Never changes anything (C(changed=false)).
 author:
   - capi.rollout contributors (@capi-rollout)
@@ -80,7 +83,8 @@ options:
     default: 0
   poll_interval:
     description:
-      - Seconds between two reads of the objects.
+      - Seconds to wait before a watch stream that could not be opened (the API server unreachable) is tried
+        again; the wait itself follows watch events.
     type: int
     default: 10
   progress_interval:
@@ -304,21 +308,14 @@ api_requests:
   sample: 12
 '''
 
-import hashlib
-import json
-import time
-
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import args
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
-from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import signature
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
-from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
-from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
-from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
@@ -342,53 +339,20 @@ def _expected_templates(params):
     return out
 
 
-def _digest(value):
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
-
-
-def read(run, objects):
-    """({ref: (object, api_version, machine_sets)}) of the objects that exist: one LIST per (kind,
-    namespace), plus one MachineSet LIST per namespace with MDs (they decide an MD's completion)."""
-    groups = {}
+def read_groups(run, objects):
+    """The client.waiter groups of ``objects``: one LIST per (kind, namespace), watched from its
+    resourceVersion; an object that is not there is gone."""
+    names_of = {}
     for kind, namespace, name, _ref in objects:
-        groups.setdefault((kind, namespace), []).append(name)
-    found = {}
-    for (kind, namespace), names in sorted(groups.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(set(names))},
+        names = names_of.setdefault((kind, namespace), [])
+        if name not in names:
+            names.append(name)
+    groups = []
+    for (kind, namespace), names in sorted(names_of.items()):
+        selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
                                   require_match=False)
-        machine_sets = run.machine_sets(selected) if selected.objects else []
-        for obj in selected.objects:
-            meta = obj.get("metadata") or {}
-            found[make_ref(kind, namespace, meta.get("name"))] = (obj, selected.version, machine_sets)
-    return found
-
-
-def _template(obj, version):
-    """The object's template as read: {infrastructure_ref: {kind, name}, version}."""
-    found = views.view(obj, api_version=version).get("template") or {}
-    ref = found.get("infrastructure_ref") or {}
-    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")} if ref else None,
-            "version": found.get("version")}
-
-
-def _drift(ref, template, expected):
-    """Why the object is not on the template it must be on, or None."""
-    current = template["infrastructure_ref"] or {}
-    if not expected or (current.get("name") == expected.get("name")
-                        and expected.get("kind") in (None, current.get("kind"))):
-        return None
-    return (f"{ref} is on {current.get('kind')} {current.get('name')}, not on the target {expected.get('name')}: "
-            "its template was changed by someone else during the rollout")
-
-
-def snapshot(obj, version, machine_sets, now, expected=None):
-    status = statuses.rollout_status(obj, api_version=version, machine_sets=machine_sets, now=now)
-    kind = apiversion.rollout_kind(obj.get("kind"))
-    template = _template(obj, version)
-    return {"done": bool(status["done"]), "message": status["message"], "warnings": status["warnings"],
-            "pending": status["waiting_for"] == "pending", "template": template,
-            "drift": _drift(status["ref"], template, expected),
-            "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
+        groups.append(waiters.Group.of(selected, names=names))
+    return groups
 
 
 def _machine_reason(machine):
@@ -411,25 +375,15 @@ def _machine_reason(machine):
     return "ready but not yet available"
 
 
-def stuck_details(run, found, refs):
-    """{ref: {lines, machines}} for the objects that made the wait fail (one Machine LIST each)."""
+def stuck_details(waiter):
+    """{ref: {lines, machines}} for the objects that made the wait fail (after ``waiter.failure()``)."""
     out = {}
-    for ref in refs:
-        if ref not in found:
+    for ref in waiter.state["failed_refs"]:
+        group, name = waiter.locate(ref)
+        if group.objects.get(name) is None:
             out[ref] = {"lines": ["the object no longer exists"], "machines": []}
             continue
-        obj, version, _machine_sets = found[ref]
-        meta = obj.get("metadata") or {}
-        kind = apiversion.rollout_kind(obj.get("kind"))
-        label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
-        machines = []
-        try:
-            items, machine_version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, meta.get("namespace"),
-                                                       label_selector=f"{label}={meta.get('name')}")
-            machines = [views.machine_view(item, api_version=machine_version) for item in items]
-        except (ApiError, TransportError, RolloutError):
-            machines = []
-        lines = statuses.stuck_reasons(views.view(obj, api_version=version), machines=machines)
+        lines, machines = waiter.stuck[ref]["lines"], waiter.stuck[ref]["machines"]
         unhealthy = [m for m in machines if m.get("deleting") or m.get("ready") is not True or m.get("available") is False]
         out[ref] = {"lines": lines,
                     "machines": [{"name": m.get("name"), "node": m.get("node"), "reason": _machine_reason(m)}
@@ -437,13 +391,14 @@ def stuck_details(run, found, refs):
     return out
 
 
-def _resources(objects, snaps, state):
+def _resources(objects, waiter):
     out = []
+    state = waiter.state
     for kind, namespace, name, ref in objects:
         entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
                  "replicas": {}, "warnings": [], "template": None, "drift": None, "done_at": ws.stamp(state["done_at"].get(ref))}
-        if ref in snaps:
-            snap = snaps[ref]
+        snap = waiter.snapshots.get(ref)
+        if snap is not None:
             entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"],
                          template=snap["template"], drift=snap["drift"])
         out.append(entry)
@@ -482,66 +437,35 @@ def main():
     params = module.params
     run = Run(module)
     run.connect()
-    state = params.get("tracking")
-    lines = []
-    found = {}
-    snaps = {}
+    waiter = None
     try:
         objects = _objects(params)
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
                                           finished_call=True, tracking={}, lease_renewals=0,
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
-        if not state:
-            state = ws.new_state([ref for _k, _n, _name, ref in objects], time.time())
-        expected = _expected_templates(params)
-        call_started = time.monotonic()
-        interval = max(params["poll_interval"], 1)
-        while True:
-            found = read(run, objects)
-            server_now = run.api.server_now()
-            snaps = {ref: snapshot(obj, version, machine_sets, server_now, expected.get(ref))
-                     for ref, (obj, version, machine_sets) in found.items()}
-            lines.extend(ws.observe(state, time.time(), snaps, params["wait_timeout"], params["stall_timeout"],
-                                    params["soak_seconds"]))
-            if state["phase"] in ws.FINISHED:
-                break
-            spent = time.monotonic() - call_started
-            if params["progress_interval"] > 0 and (lines or spent >= params["progress_interval"]):
-                break
-            pause = ws.next_check(state, time.time(), params["wait_timeout"], params["stall_timeout"], interval)
-            if params["progress_interval"] > 0:
-                pause = min(pause, max(params["progress_interval"] - spent, 0))
-            time.sleep(pause)
+        waiter = run.waiter(read_groups(run, objects), params["wait_timeout"], params["stall_timeout"],
+                            soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
+                            expected=_expected_templates(params), state=params.get("tracking") or None)
+        waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except (RolloutError, ApiError, TransportError) as err:
-        run.progress.extend(lines)
-        run.fail(err, changed=False, finished_call=True, tracking=state or {}, phase=ws.FAILED)
-    run.progress.extend(lines)
+        if waiter is not None:
+            run.progress.extend(waiter.progress)
+        run.fail(err, changed=False, finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED)
+    run.progress.extend(waiter.progress)
+    state = waiter.state
     summary = ws.summary(state)
-    result = run.result(changed=False, resources=_resources(objects, snaps, state), finished_call=state["phase"] in ws.FINISHED,
+    result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
                         tracking=state, lease_renewals=0, **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:
                 module.warn(f"{entry['ref']}: {warning}")
     if state["phase"] == ws.FAILED:
-        result["stuck"] = stuck_details(run, found, state["failed_refs"])
+        err = waiter.failure()
+        result["stuck"] = stuck_details(waiter)
         result["api_requests"] = run.api.count
-        details = []
-        for ref in state["failed_refs"]:
-            stuck = result["stuck"].get(ref) or {}
-            if stuck.get("lines"):
-                details.append(f"{ref}: " + "; ".join(stuck["lines"]))
-        hint = {
-            ws.STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
-                        "stall_timeout if the machines are just slow to provision",
-            ws.WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
-            ws.SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
-            ws.DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
-                      "same refresh id to switch it again once it is settled",
-        }.get(state["reason"], "check who deleted it")
-        msg = state["message"].rstrip(". ") + (". Stuck: " + " | ".join(details) if details else "") + ". " + hint
-        module.fail_json(msg=msg, **result)
+        module.fail_json(msg=err.message, **result)
     module.exit_json(**result)
 
 

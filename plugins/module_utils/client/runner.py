@@ -25,7 +25,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
     ApiError, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api, with_conflict_retry
-from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Waiter, WaitFailed
+from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -34,6 +35,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import plan as p
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
 CONFLICT_ATTEMPTS = 3
@@ -85,16 +87,6 @@ class Run(object):
     def clusters(self, selected):
         return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
 
-    def machines_lister(self, selected):
-        def lister(obj):
-            name = (obj.get("metadata") or {}).get("name")
-            label = keys.DEPLOYMENT_NAME_LABEL if selected.kind == apiversion.MACHINE_DEPLOYMENT \
-                else keys.CONTROL_PLANE_NAME_LABEL
-            items, version = targets.list_kind(self.api, self.discovery, apiversion.MACHINE, selected.namespace,
-                                               label_selector=f"{label}={name}")
-            return [views.machine_view(item, api_version=version) for item in items]
-        return lister
-
     def machine_sets(self, selected):
         """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
         return self.machine_sets_at(selected)[0]
@@ -107,16 +99,25 @@ class Run(object):
         return items, rv
 
     def wait(self, selected, objects, resource_version):
+        """Wait for the rollouts of ``objects`` (client.waiter, watched from ``resource_version``);
+        returns them as last seen, or raises WaitFailed."""
         params = self.module.params
-        waiter = Waiter(self.api, selected.kind, selected.version, selected.namespace, selected.path,
-                        wait_timeout=params["wait_timeout"], stall_timeout=params["stall_timeout"],
-                        label_selector=selected.sel["label_selector"], machines_lister=self.machines_lister(selected),
-                        machine_sets_lister=lambda: self.machine_sets_at(selected), now=self.api.server_now)
+        waiter = self.waiter([waiters.Group.of(selected, objects, resource_version)], params["wait_timeout"],
+                             params["stall_timeout"])
         try:
-            return waiter.wait(objects, resource_version)
+            waiter.run()
         finally:
             self.progress.extend(waiter.progress)
-            self.waited_machine_sets = waiter.machine_sets
+            self.waited_machine_sets = waiter.machine_sets.get(selected.namespace)
+        if waiter.state["phase"] == ws.FAILED:
+            raise waiter.failure()
+        return waiter.objects()
+
+    def waiter(self, groups, wait_timeout, stall_timeout, **options):
+        """The one waiting engine (client.waiter) over this run's API."""
+        return waiters.Waiter(self.api, groups, wait_timeout, stall_timeout,
+                              machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
+                              machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
 
 
 def _start_rv(selected, objects):

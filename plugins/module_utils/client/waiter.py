@@ -1,36 +1,44 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Wait for MD/KCP rollouts to complete with ONE watch stream (not a poll loop).
+"""The one waiting engine: watch events in, core.waitstate decisions out.
 
-The stream starts at a known resourceVersion and covers every selected object of the kind in the
-namespace; it is re-opened from the last seen resourceVersion when the server ends it, and after a
-410 Gone (resourceVersion expired) the collection is listed again. Two limits end a wait with a
-failure that says what is stuck:
+Every wait of the collection runs here: capi_rollout_wait (several kinds and namespaces, soak,
+drift, in slices for the action plugin) and the ``wait`` of restart, undo and info. The objects are
+grouped by kind and namespace (a *group*: one list path); each group has ONE watch stream, opened at
+a known resourceVersion, re-opened from the last one seen when the server ends it, and listed again
+after 410 Gone. A single group is watched in the calling thread; several are watched in one thread
+each, feeding one queue. Each event updates the object and is fed to core.waitstate, which alone
+decides done / stalled / timed out / soak failed / deleted / drift and words the progress lines and
+the failure. ``poll_interval`` is only the pause before a stream that could not be opened is tried
+again.
 
-- ``wait_timeout``: overall seconds;
-- ``stall_timeout``: seconds without any change of replica counts or conditions (CAPI has no
-  progress deadline of its own).
-
-Each change of an object's state adds a timestamped line to ``progress`` (modules cannot stream
-output, so the lines are returned in the result).
+A MachineDeployment is decided with its namespace's MachineSets (core.status): they are listed again
+whenever its counters look settled or it waits for a MachineSet (about once per replaced Machine), and
+once more before a quiet wait is called a stall (upstream bug #13182 settles without an event of the
+MachineDeployment), so a finished-looking MD is never reported complete from counters alone.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import datetime
+import queue
+import threading
 import time
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
-from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
-# Consecutive failures to (re)open the stream before giving up (each open already retries).
-MAX_STREAM_FAILURES = 5
+# The longest single watch request (the server ends it; it is re-opened from the last resourceVersion).
+MAX_STREAM_SECONDS = 300
+# Pseudo event of a stream: the group was listed again after 410 Gone (the object is the list body).
+RELISTED = "RELISTED"
 
 
 class WaitFailed(RolloutError):
@@ -41,10 +49,6 @@ class WaitFailed(RolloutError):
         self.objects = objects or []
 
 
-def _utcnow():
-    return datetime.datetime.now(datetime.timezone.utc)
-
-
 def _name(obj):
     return (obj.get("metadata") or {}).get("name")
 
@@ -53,253 +57,340 @@ def _rv(obj):
     return (obj.get("metadata") or {}).get("resourceVersion")
 
 
-def signature(obj, kind, version):
-    """What counts as progress: generation seen, replica counters and conditions."""
-    fields = apiversion.status_fields(kind, version)
-    counters = tuple(apiversion.get_path(obj, path) for key, path in sorted(fields.items())
-                     if path and key not in ("conditions", "v1beta1_conditions"))
-    cond_list = conds.metav1_conditions(obj, kind, version) + conds.v1beta1_conditions(obj, kind, version)
-    cond_sig = tuple(sorted((c["type"], c["status"], c["reason"], c["message"]) for c in cond_list))
-    return (apiversion.get_path(obj, "status.observedGeneration"), apiversion.get_path(obj, "spec.replicas"),
-            counters, cond_sig)
+def _newer_or_equal(listed, seen):
+    """Whether a list at resourceVersion ``listed`` reflects an object seen at ``seen`` (resourceVersions are
+    etcd revisions on every kube-apiserver; where one is not a number, nothing is assumed)."""
+    return bool(listed and seen and str(listed).isdigit() and str(seen).isdigit() and int(listed) >= int(seen))
 
 
-def progress_line(status):
-    replicas = status.get("replicas") or {}
-    counts = ", ".join(f"{key.replace('_', '-')} {replicas.get(key)}"
-                       for key in ("desired", "current", "up_to_date", "ready", "available")
-                       if replicas.get(key) is not None)
-    return f"{status['message']}" + (f" [{counts}]" if counts else "")
+class Group(object):
+    """Objects of one kind in one namespace, watched with one stream from ``resource_version``.
 
+    ``names`` are the objects waited for (default: those of ``objects``); one that is not among
+    ``objects`` is gone (core.waitstate fails the wait with ``deleted``)."""
 
-class Waiter(object):
-    """Waits for the rollouts of ``names`` (objects of ``kind`` in ``namespace``).
-
-    MDs are decided with the namespace's MachineSets (core.status): ``machine_sets_lister`` lists
-    them again whenever an object's counters look settled (about once per replaced Machine), so a
-    finished-looking MD is never reported complete from counters alone. ``now`` is the API server's
-    time: a trigger it has not reached yet is pending, and the wait wakes up when it is.
-    """
-
-    def __init__(self, api, kind, version, namespace, path, wait_timeout, stall_timeout, label_selector=None,
-                 clock=time.monotonic, now=_utcnow, machines_lister=None, machine_sets_lister=None):
-        self.api = api
+    def __init__(self, kind, version, namespace, path, objects, resource_version, label_selector=None, names=None):
         self.kind = kind
         self.version = version
         self.namespace = namespace
         self.path = path
+        self.names = list(names) if names is not None else [_name(obj) for obj in objects]
+        self.objects = {_name(obj): obj for obj in objects}
+        self.resource_version = resource_version
+        self.label_selector = label_selector
+        self.field_selector = f"metadata.name={self.names[0]}" if len(self.names) == 1 else None
+
+    @classmethod
+    def of(cls, selected, objects=None, resource_version=None, names=None):
+        """The group of a client.targets selection (its objects as listed, or as written since)."""
+        return cls(selected.kind, selected.version, selected.namespace, selected.path,
+                   selected.objects if objects is None else objects,
+                   resource_version or selected.list_resource_version, selected.sel["label_selector"], names=names)
+
+    def ref(self, name):
+        return make_ref(self.kind, self.namespace, name)
+
+    def apply(self, event_type, obj):
+        """Take one event; returns False for objects of the collection that are not waited for."""
+        if event_type == RELISTED:
+            listed = {_name(item): item for item in obj.get("items") or []}
+            for name in self.names:
+                if name in listed:
+                    listed[name].setdefault("kind", self.kind)
+                    listed[name].setdefault("apiVersion", apiversion.api_version_string(self.kind, self.version))
+                    self.objects[name] = listed[name]
+                else:
+                    self.objects.pop(name, None)
+            return True
+        name = _name(obj)
+        if name not in self.names or event_type == "BOOKMARK":
+            return False
+        if event_type == "DELETED":
+            self.objects.pop(name, None)
+        else:
+            self.objects[name] = obj
+        return True
+
+
+class Stream(object):
+    """The watch of one group: ``events(seconds)`` opens one request of at most ``seconds``."""
+
+    def __init__(self, api, group, sleep=time.sleep):
+        self.api = api
+        self.group = group
+        self.rv = group.resource_version
+        self.sleep = sleep
+        self.failures = 0
+        self.opened = 0
+
+    def events(self, seconds, retry_pause):
+        """(event_type, object) of one watch request; 410 Gone yields one RELISTED event. A broken
+        connection ends the request quietly after ``retry_pause`` (the caller opens the next one)."""
+        group = self.group
+        try:
+            self.opened += 1
+            stream = self.api.watch(group.path, self.rv, min(max(seconds, 1), MAX_STREAM_SECONDS),
+                                    label_selector=group.label_selector, field_selector=group.field_selector)
+            for event_type, obj in stream:
+                self.failures = 0
+                self.rv = _rv(obj) or self.rv
+                yield event_type, obj
+        except ApiError as err:
+            if err.status != 410:
+                raise
+            body = self.api.list(group.path, label_selector=group.label_selector, field_selector=group.field_selector)
+            self.rv = (body.get("metadata") or {}).get("resourceVersion")
+            yield RELISTED, body
+        except TransportError:
+            # Reads are retried (client.requests); a stream that still cannot be opened is tried again
+            # for as long as the wait may last.
+            self.failures += 1
+            self.sleep(min(retry_pause * self.failures, max(seconds, 1)))
+
+
+class Feed(object):
+    """The events of every group's stream, one at a time: in the calling thread for one group, from
+    one thread per stream for several (so that no stream waits for another)."""
+
+    def __init__(self, streams, retry_pause):
+        self.streams = streams
+        self.retry_pause = retry_pause
+        self._queue = None
+        self._stop = threading.Event()
+        self._threads = []
+
+    def events(self, seconds):
+        """(group, event_type, object) for at most ``seconds`` (a stream's end counts as the end)."""
+        if len(self.streams) == 1:
+            stream = self.streams[0]
+            for event_type, obj in stream.events(seconds, self.retry_pause):
+                yield stream.group, event_type, obj
+            return
+        if self._queue is None:
+            self._start()
+        deadline = time.monotonic() + max(seconds, 0)
+        while True:
+            try:
+                item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.001))
+            except queue.Empty:
+                return
+            if isinstance(item, Exception):
+                raise item
+            yield item
+            if time.monotonic() >= deadline:
+                return
+
+    def _start(self):
+        self._queue = queue.Queue()
+        for stream in self.streams:
+            thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _pump(self, stream):
+        try:
+            while not self._stop.is_set():
+                for event_type, obj in stream.events(MAX_STREAM_SECONDS, self.retry_pause):
+                    self._queue.put((stream.group, event_type, obj))
+                    if self._stop.is_set():
+                        return
+        except (ApiError, TransportError, RolloutError) as err:
+            self._queue.put(err)
+
+    def close(self):
+        self._stop.set()
+
+
+class Waiter(object):
+    """Waits for the rollouts of ``groups`` (then soaks), deciding with core.waitstate.
+
+    ``machine_sets_lister(namespace)`` returns (MachineSets, list resourceVersion);
+    ``machines_lister(group, obj)`` the Machine views of an object (for what is stuck); ``expected``
+    {ref: {kind, name}} the infrastructure templates objects must stay on; ``state`` a waitstate
+    carried over from an earlier call. ``clock`` is the caller's (epoch seconds: timeouts, soak);
+    ``now`` the API server's (datetime: triggers).
+    """
+
+    def __init__(self, api, groups, wait_timeout, stall_timeout, soak_seconds=0, poll_interval=10,
+                 machine_sets_lister=None, machines_lister=None, expected=None, state=None,
+                 clock=time.time, now=None, sleep=time.sleep):
+        self.api = api
+        self.groups = groups
         self.wait_timeout = wait_timeout
         self.stall_timeout = stall_timeout
-        self.label_selector = label_selector
-        self.clock = clock
-        self.now = now
-        self.machines_lister = machines_lister
+        self.soak_seconds = soak_seconds
         self.machine_sets_lister = machine_sets_lister
-        self.machine_sets = None
-        self.machine_set_lists = 0
+        self.machines_lister = machines_lister
+        self.expected = expected or {}
+        self.clock = clock
+        self.now = now or api.server_now
+        self.refs = [group.ref(name) for group in groups for name in group.names]
+        self.state = state or ws.new_state(self.refs, clock())
+        self.streams = [Stream(api, group, sleep=sleep) for group in groups]
+        self.feed = Feed(self.streams, max(poll_interval, 1))
         self.progress = []
-        self.watches = 0
-        self.relists = 0
-        self._last_line = {}
-        self._list_rv = None  # resourceVersion of the last MachineSet list
-        self._listed_rvs = set()
+        self.snapshots = {}
+        self.machine_sets = {}  # namespace -> [MachineSet]
+        self.machine_set_lists = 0
+        self._listed_rv = {}  # namespace -> resourceVersion of its last MachineSet list
+        self.stuck = {}  # ref -> {lines, machines} of the objects a failed wait names
 
-    def _note(self, obj, status):
-        line = progress_line(status)
-        name = _name(obj)
-        if self._last_line.get(name) != line:
-            self._last_line[name] = line
-            self.progress.append(f"{timeutil.format_time(self.now())} {line}")
+    @property
+    def finished(self):
+        return self.state["phase"] in ws.FINISHED
 
-    def _decide(self, obj):
-        return statuses.rollout_status(obj, api_version=self.version, machine_sets=self.machine_sets, now=self.now())
+    @property
+    def watches(self):
+        return sum(stream.opened for stream in self.streams)
 
-    def _status(self, obj):
-        """The object's status, decided with MachineSets listed after it was seen whenever they can
-        decide it. A list whose resourceVersion is at least the object's reflects it already, so a
-        burst of events is decided with one list (resourceVersions are etcd revisions on every
-        kube-apiserver; where one is not a number, each new version of the object is listed again)."""
-        status = self._decide(obj)
-        if self.machine_sets_lister is None or self._listed_after(_rv(obj)) or not (
-                status["done"] or status["waiting_for"] in ("new_machine_set", "machine_sets")
-                or self._bug_13182_candidate(obj, status)):
-            return status
-        self.refresh_machine_sets(_rv(obj))
-        return self._decide(obj)
-
-    def _listed_after(self, rv):
-        if self._list_rv is None or rv is None:
+    # ----- deciding -----
+    def _machine_sets_for(self, group, obj, status):
+        """Whether the namespace's MachineSets must be listed (again) to decide ``obj``."""
+        if self.machine_sets_lister is None or group.kind != apiversion.MACHINE_DEPLOYMENT:
             return False
-        if str(rv).isdigit() and str(self._list_rv).isdigit():
-            return int(self._list_rv) >= int(rv)
-        return rv in self._listed_rvs
+        if group.namespace in self._listed_rv and (
+                _newer_or_equal(self._listed_rv[group.namespace], _rv(obj)) or self._listed_rv[group.namespace] == _rv(obj)):
+            return False
+        return bool(status["done"] or status["waiting_for"] in ("new_machine_set", "machine_sets")
+                    or self._bug_13182_candidate(group, obj, status))
 
-    def _bug_13182_candidate(self, obj, status):
+    @staticmethod
+    def _bug_13182_candidate(group, obj, status):
         """Counters that only upstream bug #13182 leaves so: every replica exists and is available, the
         new MachineSet holds them all (v1beta1 updatedReplicas), but fewer are up to date."""
         replicas = status.get("replicas") or {}
         desired = replicas.get("desired")
-        legacy_updated = apiversion.get_path(obj, apiversion.status_fields(self.kind, self.version)["v1beta1_updated"])
+        legacy_updated = apiversion.get_path(obj, apiversion.status_fields(group.kind, group.version)["v1beta1_updated"])
         return desired is not None and replicas.get("current") == desired == replicas.get("available") == legacy_updated
 
-    def refresh_machine_sets(self, seen_rv=None):
-        """List the MachineSets again; ``seen_rv``: the object version that asked for it."""
+    def refresh_machine_sets(self, namespace, seen_rv=None):
         self.machine_set_lists += 1
-        self.machine_sets, self._list_rv = self.machine_sets_lister()
-        self._listed_rvs = {seen_rv} if seen_rv else set()
+        items, list_rv = self.machine_sets_lister(namespace)
+        self.machine_sets[namespace] = items
+        # A list whose resourceVersion is not a number reflects exactly the object version that asked for it.
+        self._listed_rv[namespace] = list_rv if str(list_rv or "").isdigit() else seen_rv
 
-    def _wake_in(self, state, pending):
-        """Seconds until the earliest pending trigger fires by the server's clock (None when none)."""
-        now = self.now()
-        soonest = None
-        for name in pending:
-            after = views.view(state[name], api_version=self.version)["rollout"]["after"]
-            when = timeutil.parse_optional(after)
-            if when is not None and when > now:
-                wait = timeutil.seconds_between(now, when)
-                soonest = wait if soonest is None else min(soonest, wait)
-        return soonest
+    def _snapshot(self, group, name, server_now):
+        obj = group.objects[name]
+        ref = group.ref(name)
+        snap = ws.snapshot(obj, group.version, self.machine_sets.get(group.namespace), server_now, self.expected.get(ref))
+        if self._machine_sets_for(group, obj, snap):
+            self.refresh_machine_sets(group.namespace, _rv(obj))
+            snap = ws.snapshot(obj, group.version, self.machine_sets.get(group.namespace), server_now,
+                               self.expected.get(ref))
+        return snap
 
-    def wait(self, objects, resource_version):
-        """Block until every object's rollout is complete; returns the final objects (same order).
-
-        ``objects``: the current state of the objects to wait for; ``resource_version``: where the
-        watch starts (a list's resourceVersion or the newest write of this run).
-        """
-        order = [_name(obj) for obj in objects]
-        state = {_name(obj): obj for obj in objects}
-        sigs = {}
-        pending = set()
-        scheduled = set()
-
-        def observe(name):
-            """Decide one object; True when its signature changed (progress) or it waits for a trigger."""
-            status = self._status(state[name])
-            self._note(state[name], status)
-            sig = signature(state[name], self.kind, self.version)
-            changed = sig != sigs.get(name)
-            sigs[name] = sig
-            (pending.discard if status["done"] else pending.add)(name)
-            (scheduled.add if status["waiting_for"] == "pending" else scheduled.discard)(name)
-            return changed
-
-        for name in order:
-            observe(name)
-        start = self.clock()
-        last_change = start
-        rv = resource_version
-        failures = 0
-        field_selector = f"metadata.name={order[0]}" if len(order) == 1 else None
-        while pending:
-            now = self.clock()
-            if scheduled & pending:
-                # A trigger that has not fired is not a stall: the quiet time counts from when it fires.
-                last_change = now
-            if now - start >= self.wait_timeout:
-                raise self._failure(state, pending, "wait_timeout", now - start, now - last_change)
-            if now - last_change >= self.stall_timeout:
-                if self.machine_sets_lister is not None:
-                    # A state such as upstream bug #13182 settles without an event of the MD: list the
-                    # MachineSets once more and decide again before calling it a stall.
-                    self.refresh_machine_sets()
-                    for name in order:
-                        observe(name)
-                    if not pending:
-                        break
-                raise self._failure(state, pending, "stalled", now - start, now - last_change)
-            budget = min(self.wait_timeout - (now - start), self.stall_timeout - (now - last_change))
-            wake = self._wake_in(state, scheduled & pending)
-            if wake is not None:
-                budget = min(budget, wake + 1.0)
-            try:
-                self.watches += 1
-                events = self.api.watch(self.path, rv, budget, label_selector=self.label_selector,
-                                        field_selector=field_selector)
-                failures = 0
-                for event_type, obj in events:
-                    rv = _rv(obj) or rv
-                    name = _name(obj)
-                    if event_type == "BOOKMARK" or name not in state:
-                        continue
-                    if event_type == "DELETED":
-                        raise RolloutError("was deleted while waiting for its rollout",
-                                           ref=make_ref(self.kind, self.namespace, name), reason="deleted",
-                                           hint="check who deleted it (the Cluster being deleted?)")
-                    state[name] = obj
-                    if observe(name):
-                        last_change = self.clock()
-                    if not pending or self._expired(start, last_change):
-                        break
-                if wake is not None and scheduled & pending:
-                    # The stream ended at (or after) a trigger time: decide again by the server's clock.
-                    # every object is observed (no short-circuit): each keeps its own state
-                    changed = [observe(name) for name in order]
-                    if any(changed):
-                        last_change = self.clock()
-            except ApiError as err:
-                if err.status != 410:
-                    raise
-                rv = self._relist(state)
-                for name in order:
-                    if observe(name):
-                        last_change = self.clock()
-            except TransportError:
-                failures += 1
-                if failures >= MAX_STREAM_FAILURES:
-                    raise
-                time.sleep(min(2 ** failures, 10))
-        return [state[name] for name in order]
-
-    def _expired(self, start, last_change):
+    def observe(self):
+        """Decide every object now; returns the new progress lines."""
         now = self.clock()
-        return now - start >= self.wait_timeout or now - last_change >= self.stall_timeout
+        if (self.state["phase"] == ws.ROLLOUT and self.machine_sets_lister is not None
+                and now - self.state["last_change"] >= self.stall_timeout):
+            # About to call it a stall (this observation decides it): a state such as #13182 settles
+            # without an event of the MD, so the MachineSets are listed once more first.
+            for namespace in sorted({g.namespace for g in self.groups if g.kind == apiversion.MACHINE_DEPLOYMENT}):
+                self.refresh_machine_sets(namespace)
+        server_now = self.now()
+        self.snapshots = {group.ref(name): self._snapshot(group, name, server_now)
+                          for group in self.groups for name in group.names if name in group.objects}
+        lines = ws.observe(self.state, now, self.snapshots, self.wait_timeout, self.stall_timeout, self.soak_seconds)
+        self.progress.extend(lines)
+        return lines
 
-    def _relist(self, state):
-        """After 410 Gone: list the collection again; returns the list's resourceVersion."""
-        self.relists += 1
-        field_selector = f"metadata.name={next(iter(state))}" if len(state) == 1 else None
-        body = self.api.list(self.path, label_selector=self.label_selector, field_selector=field_selector)
-        seen = set()
-        for obj in body.get("items") or []:
-            name = _name(obj)
-            if name in state:
-                obj.setdefault("kind", self.kind)
-                obj.setdefault("apiVersion", apiversion.api_version_string(self.kind, self.version))
-                state[name] = obj
-                seen.add(name)
-        for name in state:
-            if name not in seen:
-                raise RolloutError("was deleted while waiting for its rollout",
-                                   ref=make_ref(self.kind, self.namespace, name), reason="deleted",
-                                   hint="check who deleted it (the Cluster being deleted?)")
-        return (body.get("metadata") or {}).get("resourceVersion")
+    def _seconds_to_next_decision(self, call_deadline):
+        """How long the streams may stay quiet before the state must be decided again: the next
+        deadline of the wait, a scheduled trigger firing by the server's clock, or the end of this call."""
+        now = self.clock()
+        pause = ws.next_check(self.state, now, self.wait_timeout, self.stall_timeout, MAX_STREAM_SECONDS)
+        server_now = self.now()
+        for ref, snap in self.snapshots.items():
+            if snap.get("pending"):
+                group, name = self.locate(ref)
+                after = timeutil.parse_optional(views.view(group.objects[name], api_version=group.version)["rollout"]["after"])
+                if after is not None and after > server_now:
+                    pause = min(pause, timeutil.seconds_between(server_now, after) + 1.0)
+        if call_deadline is not None:
+            pause = min(pause, max(call_deadline - time.monotonic(), 0))
+        return pause
 
-    def _failure(self, state, pending, reason, waited, quiet):
-        lines = []
-        for name in sorted(pending):
-            obj = state[name]
-            status = self._status(obj)
+    def locate(self, ref):
+        for group in self.groups:
+            for name in group.names:
+                if group.ref(name) == ref:
+                    return group, name
+        raise KeyError(ref)
+
+    # ----- running -----
+    def run(self, call_seconds=None):
+        """Wait until the state is finished; with ``call_seconds``, return early once new progress lines
+        exist or that many seconds passed (capi_rollout_wait hands the state to its action plugin).
+        Returns the progress lines of this call."""
+        start = len(self.progress)
+        call_deadline = None if call_seconds is None else time.monotonic() + call_seconds
+        self.observe()
+        while not self.finished:
+            if call_deadline is not None and (len(self.progress) > start or time.monotonic() >= call_deadline):
+                break
+            seconds = self._seconds_to_next_decision(call_deadline)
+            if seconds <= 0:
+                self.observe()  # a deadline has come: decide now
+                continue
+            events = self.feed.events(seconds)
+            try:
+                for group, event_type, obj in events:
+                    if group.apply(event_type, obj):
+                        self.observe()
+                    if self.finished or (call_deadline is not None and len(self.progress) > start):
+                        break
+            finally:
+                close = getattr(events, "close", None)
+                if close is not None:
+                    close()
+            if not self.finished:
+                self.observe()
+        self.feed.close()
+        return self.progress[start:]
+
+    def objects(self):
+        """The objects as last seen (deleted ones left out), in the order of the groups."""
+        return [group.objects[name] for group in self.groups for name in group.names if name in group.objects]
+
+    def failure(self):
+        """WaitFailed for a failed state: the message of core.waitstate with what is stuck per object
+        (also kept in ``stuck``: its lines and the Machine views, one Machine LIST per object)."""
+        for ref in self.state["failed_refs"]:
+            if ref in self.stuck:
+                continue
+            group, name = self.locate(ref)
+            obj = group.objects.get(name)
+            if obj is None:
+                self.stuck[ref] = {"lines": [], "machines": []}
+                continue
             machines = None
             if self.machines_lister is not None:
                 try:
-                    machines = self.machines_lister(obj)
+                    machines = self.machines_lister(group, obj)
                 except (ApiError, TransportError, RolloutError):
                     machines = None
-            stuck = statuses.stuck_reasons(views.view(obj, api_version=self.version), machines=machines)
-            detail = status["message"]
-            if stuck:
-                detail += " Stuck: " + "; ".join(stuck)
-            lines.append(f"{make_ref(self.kind, self.namespace, name)}: {detail}")
-        if reason == "stalled":
-            what = (f"rollout stalled: no replica count or condition changed for {int(quiet)}s "
-                    f"(stall_timeout={self.stall_timeout}s)")
-            hint = ("look at the Machines and the infrastructure provider (a failing machine template?); "
-                    "raise stall_timeout if the machines are just slow to provision")
-        else:
-            what = f"rollout not complete after {int(waited)}s (wait_timeout={self.wait_timeout}s)"
-            hint = "raise wait_timeout, or check the progress lines for what is slow"
-        refs = ", ".join(make_ref(self.kind, self.namespace, name) for name in sorted(pending))
-        msg = f"{what}: " + " | ".join(lines) if lines else what
-        err = WaitFailed(msg, ref=None, hint=hint, reason=reason, objects=[state[name] for name in state])
-        err.pending = refs
-        return err
+            self.stuck[ref] = {"lines": statuses.stuck_reasons(views.view(obj, api_version=group.version), machines=machines),
+                               "machines": machines or []}
+        lines = {ref: entry["lines"] for ref, entry in self.stuck.items()}
+        return WaitFailed(ws.failure_message(self.state, lines), hint=ws.HINTS.get(self.state["reason"]),
+                          reason=self.state["reason"], objects=self.objects())
+
+
+def machines_lister(api, discovery):
+    """``machines_lister`` of a Waiter: the Machine views of an MD or KCP (one LIST by its name label)."""
+    def lister(group, obj):
+        label = keys.DEPLOYMENT_NAME_LABEL if group.kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
+        items, version = targets.list_kind(api, discovery, apiversion.MACHINE, group.namespace,
+                                           label_selector=f"{label}={_name(obj)}")
+        return [views.machine_view(item, api_version=version) for item in items]
+    return lister
+
+
+def machine_sets_lister(api, discovery):
+    """``machine_sets_lister`` of a Waiter: (MachineSets of a namespace, the list's resourceVersion)."""
+    def lister(namespace):
+        items, _version, list_rv = targets.list_kind_at(api, discovery, apiversion.MACHINE_SET, namespace)
+        return items, list_rv
+    return lister

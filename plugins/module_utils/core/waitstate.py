@@ -1,25 +1,34 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Waiting for a group of rollouts, then a soak, as a state that survives between calls.
+"""Waiting for a group of rollouts, then a soak, as a state that survives between calls: the one
+place that decides "done", "stalled", "timed out", "soak failed", "deleted" or "drift", and words it.
 
-capi_rollout_wait reads the objects every few seconds and feeds what it saw (one *snapshot* per
-object: done or not, a one-line message and a signature of its counters and conditions) into
-``observe``. The state is plain JSON, so the action plugin can carry it from one module call to the
-next and print the progress lines in between (a module cannot stream output).
+Every wait of the collection (capi_rollout_wait, and the ``wait`` of restart, undo and info) is fed by
+client.waiter from watch events: each time an object changes it builds one *snapshot* per object
+(``snapshot``: done or not, a one-line message and a signature of its counters and conditions) and
+calls ``observe``. The state is plain JSON, so the action plugin can carry it from one module call to
+the next and print the progress lines in between (a module cannot stream output).
 
 Phases: ``rollout`` until every object is done, then ``soak`` for ``soak_seconds`` during which
 every object must stay done (the health gate), then ``succeeded``. It ends ``failed`` with a
 reason: ``wait_timeout`` (not done in time), ``stalled`` (no signature changed for
 ``stall_timeout`` seconds), ``soak_failed`` (an object stopped being healthy while soaking) or
-``deleted``, or ``drift`` (an object is not on the template it must be on). Times are epoch seconds (the caller's clock), printed in UTC.
+``deleted``, or ``drift`` (an object is not on the template it must be on). Times are epoch seconds
+(the caller's clock), printed in UTC; trigger times are the API server's (``snapshot``'s ``now``).
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import hashlib
+import json
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
 ROLLOUT = "rollout"
 SOAK = "soak"
@@ -34,6 +43,79 @@ DRIFT = "drift"
 
 FINISHED = (SUCCEEDED, FAILED)
 
+# The next step for the user, per failure reason (appended to every failure message).
+HINTS = {
+    STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
+             "stall_timeout if the machines are just slow to provision",
+    WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
+    SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
+    DELETED: "check who deleted it (the Cluster being deleted?)",
+    DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
+           "same refresh id to switch it again once it is settled",
+}
+
+
+def signature(obj, kind, version):
+    """What counts as progress: generation seen, replica counters and conditions."""
+    fields = apiversion.status_fields(kind, version)
+    counters = tuple(apiversion.get_path(obj, path) for key, path in sorted(fields.items())
+                     if path and key not in ("conditions", "v1beta1_conditions"))
+    cond_list = conds.metav1_conditions(obj, kind, version) + conds.v1beta1_conditions(obj, kind, version)
+    cond_sig = tuple(sorted((c["type"], c["status"], c["reason"], c["message"]) for c in cond_list))
+    return (apiversion.get_path(obj, "status.observedGeneration"), apiversion.get_path(obj, "spec.replicas"),
+            counters, cond_sig)
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def progress_line(status):
+    """A status message with its replica counts, as one progress line."""
+    replicas = status.get("replicas") or {}
+    counts = ", ".join(f"{key.replace('_', '-')} {replicas.get(key)}"
+                       for key in ("desired", "current", "up_to_date", "ready", "available")
+                       if replicas.get(key) is not None)
+    return f"{status['message']}" + (f" [{counts}]" if counts else "")
+
+
+def template_of(obj, version):
+    """The object's template as read: {infrastructure_ref: {kind, name} or None, version}."""
+    found = views.view(obj, api_version=version).get("template") or {}
+    ref = found.get("infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")} if ref else None,
+            "version": found.get("version")}
+
+
+def drift(ref, template, expected):
+    """Why the object is not on the infrastructure template ``expected`` ({kind optional, name}), or None."""
+    current = template["infrastructure_ref"] or {}
+    if not expected or (current.get("name") == expected.get("name")
+                        and expected.get("kind") in (None, current.get("kind"))):
+        return None
+    return (f"{ref} is on {current.get('kind')} {current.get('name')}, not on the target {expected.get('name')}: "
+            "its template was changed by someone else during the rollout")
+
+
+def snapshot(obj, version, machine_sets, now, expected=None):
+    """What ``observe`` needs of one object: its rollout status (core.status, decided with the
+    namespace's MachineSets and the API server's time ``now``), progress line, signature, template, drift."""
+    status = statuses.rollout_status(obj, api_version=version, machine_sets=machine_sets, now=now)
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    template = template_of(obj, version)
+    return {"done": bool(status["done"]), "message": status["message"], "line": progress_line(status),
+            "warnings": status["warnings"], "waiting_for": status["waiting_for"],
+            "pending": status["waiting_for"] == "pending", "template": template,
+            "drift": drift(status["ref"], template, expected),
+            "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
+
+
+def failure_message(state, stuck):
+    """The failure of a finished ``state`` in one message: what happened, what is stuck per object
+    (``stuck``: {ref: [lines]}), and the next step (without the hint: see HINTS)."""
+    details = [f"{ref}: " + "; ".join(stuck[ref]) for ref in state["failed_refs"] if stuck.get(ref)]
+    return state["message"].rstrip(". ") + (". Stuck: " + " | ".join(details) if details else "")
+
 
 def stamp(epoch):
     """RFC 3339 (UTC, seconds) of epoch seconds; None stays None."""
@@ -45,7 +127,7 @@ def stamp(epoch):
 def new_state(refs, now):
     """The state before the first observation of ``refs`` (object references) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
-            "signatures": {}, "lines": {}, "done_at": {}, "rollout_finished": None, "soak_until": None,
+            "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
             "soak_finished": None, "ended": None, "failed_refs": []}
 
 
@@ -82,14 +164,17 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
             if ref in state["signatures"]:
                 state["last_change"] = now
             state["signatures"][ref] = signature
-        if state["lines"].get(ref) != snap["message"]:
-            state["lines"][ref] = snap["message"]
-            _emit(lines, now, snap["message"])
+        line = snap.get("line") or snap["message"]
+        if state["lines"].get(ref) != line:
+            state["lines"][ref] = line
+            _emit(lines, now, line)
         if snap["done"] and state["done_at"].get(ref) is None:
             state["done_at"][ref] = now
-        if snap.get("pending"):
-            # A scheduled trigger the server's clock has not reached is not a stall.
+        if snap.get("pending") or ref in state.setdefault("pending", []):
+            # A scheduled trigger the server's clock has not reached is not a stall, and its firing is
+            # a change: the quiet time counts from then.
             state["last_change"] = now
+    state["pending"] = [ref for ref in state["refs"] if snapshots[ref].get("pending")]
     not_done = [ref for ref in state["refs"] if not snapshots[ref]["done"]]
 
     if state["phase"] == SOAK:

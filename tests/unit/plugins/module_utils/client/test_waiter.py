@@ -1,27 +1,37 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one waiting engine (client.waiter) over scripted watch streams: what it opens, lists and decides."""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
 import datetime
+import threading
+import time
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError
-from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Waiter, WaitFailed
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Group, WaitFailed, Waiter
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 PATH = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
+START = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 
 
 class Clock(object):
+    """Epoch seconds that move only when the scripted streams say so."""
+
     def __init__(self):
-        self.now = 0.0
+        self.now = START.timestamp()
 
     def __call__(self):
         return self.now
+
+    def server_now(self):
+        return datetime.datetime.fromtimestamp(self.now, tz=datetime.timezone.utc)
 
 
 class FakeApi(object):
@@ -37,28 +47,31 @@ class FakeApi(object):
         self.list_calls = 0
 
     def watch(self, path, rv, timeout, label_selector=None, field_selector=None):
-        self.watch_calls.append({"rv": rv, "timeout": timeout, "field_selector": field_selector})
+        self.watch_calls.append({"path": path, "rv": rv, "timeout": timeout, "field_selector": field_selector})
         if not self.script:
             raise AssertionError("no more watch answers")
         entry = self.script.pop(0)
         if isinstance(entry, Exception):
             raise entry
-        return self._events(entry, timeout)
+        return self._events(entry)
 
-    def _events(self, entry, timeout):
+    def _events(self, entry):
         for event_type, obj, elapsed in entry:
             self.clock.now += elapsed
             yield event_type, obj
-        self.clock.now += 0  # the server ends the stream
 
     def list(self, path, label_selector=None, field_selector=None):
         self.list_calls += 1
         return self.lists.pop(0)
 
+    def server_now(self):
+        return self.clock.server_now()
 
-def rolling(rv, up_to_date, current=3, available=3, generation=3, observed=3):
+
+def rolling(rv, up_to_date, current=3, available=3, generation=3, observed=3, name="md-0"):
     md = objs.machine_deployment(generation=generation)
     md["metadata"]["resourceVersion"] = str(rv)
+    md["metadata"]["name"] = name
     md = objs.set_counts(md, replicas=current, up_to_date=up_to_date, available=available)
     md["status"]["observedGeneration"] = observed
     if up_to_date < 3 or current != 3:
@@ -67,9 +80,18 @@ def rolling(rv, up_to_date, current=3, available=3, generation=3, observed=3):
     return objs.set_condition(md, "RollingOut", "False", "NotRollingOut", generation=generation)
 
 
-def make_waiter(api, clock, wait_timeout=100, stall_timeout=50):
-    return Waiter(api, "MachineDeployment", "v1beta2", "default", PATH, wait_timeout, stall_timeout, clock=clock,
-                  now=lambda: datetime.datetime(2026, 3, 1, 12, 0, int(clock.now) % 60, tzinfo=datetime.timezone.utc))
+def make_waiter(api, clock, objects, rv="10", wait_timeout=100, stall_timeout=50, **options):
+    group = Group("MachineDeployment", "v1beta2", "default", PATH, objects, rv)
+    return Waiter(api, [group], wait_timeout, stall_timeout, clock=clock, now=clock.server_now, sleep=lambda s: None,
+                  **options)
+
+
+def finish(waiter):
+    """Run to the end; the failure as the restart flow raises it."""
+    waiter.run()
+    if waiter.state["phase"] == ws.FAILED:
+        raise waiter.failure()
+    return waiter.objects()
 
 
 def test_completes_from_one_watch_and_records_progress():
@@ -77,20 +99,20 @@ def test_completes_from_one_watch_and_records_progress():
     script = [[("MODIFIED", rolling(11, 1, current=4), 1), ("BOOKMARK", {"metadata": {"resourceVersion": "12"}}, 1),
                ("MODIFIED", rolling(13, 2, current=4), 1), ("MODIFIED", rolling(14, 3), 1)]]
     api = FakeApi(clock, script)
-    waiter = make_waiter(api, clock)
-    final = waiter.wait([rolling(10, 0, observed=2)], "10")
+    waiter = make_waiter(api, clock, [rolling(10, 0, observed=2)])
+    final = finish(waiter)
     assert final[0]["metadata"]["resourceVersion"] == "14"
     assert len(api.watch_calls) == 1 and api.watch_calls[0]["rv"] == "10"
     assert api.watch_calls[0]["field_selector"] == "metadata.name=md-0"
     assert waiter.progress[0].startswith("2026-03-01T12:00:00Z Waiting for machinedeployment/default/md-0")
     assert "successfully rolled out" in waiter.progress[-1]
-    assert len(waiter.progress) == 4
+    assert len(waiter.progress) == 4 and waiter.state["phase"] == ws.SUCCEEDED
 
 
 def test_already_complete_opens_no_watch():
     clock = Clock()
     api = FakeApi(clock, [])
-    assert make_waiter(api, clock).wait([rolling(10, 3)], "10")
+    assert finish(make_waiter(api, clock, [rolling(10, 3)]))
     assert api.watch_calls == []
 
 
@@ -98,7 +120,7 @@ def test_reconnects_from_last_resource_version_when_stream_ends():
     clock = Clock()
     script = [[("MODIFIED", rolling(11, 1, current=4), 5)], [("MODIFIED", rolling(12, 3), 5)]]
     api = FakeApi(clock, script)
-    make_waiter(api, clock).wait([rolling(10, 0)], "10")
+    finish(make_waiter(api, clock, [rolling(10, 0)]))
     assert [call["rv"] for call in api.watch_calls] == ["10", "11"]
 
 
@@ -108,9 +130,18 @@ def test_gone_relists_and_continues():
               [("MODIFIED", rolling(31, 3), 1)]]
     lists = [{"metadata": {"resourceVersion": "30"}, "items": [rolling(29, 2, current=4)]}]
     api = FakeApi(clock, script, lists)
-    make_waiter(api, clock).wait([rolling(10, 0)], "10")
+    finish(make_waiter(api, clock, [rolling(10, 0)]))
     assert api.list_calls == 1
     assert [call["rv"] for call in api.watch_calls] == ["10", "30"]
+
+
+def test_a_broken_stream_is_opened_again_from_where_it_was():
+    clock = Clock()
+    script = [[("MODIFIED", rolling(11, 1, current=4), 1)], TransportError("https://fake", "connection refused"),
+              [("MODIFIED", rolling(12, 3), 1)]]
+    api = FakeApi(clock, script)
+    finish(make_waiter(api, clock, [rolling(10, 0)]))
+    assert [call["rv"] for call in api.watch_calls] == ["10", "11", "11"]
 
 
 def test_stall_detected_with_message_naming_what_is_stuck():
@@ -122,28 +153,30 @@ def test_stall_detected_with_message_naming_what_is_stuck():
     same["metadata"]["resourceVersion"] = "12"
     script = [[("MODIFIED", stuck, 1), ("MODIFIED", same, 60)]]
     api = FakeApi(clock, script)
-    waiter = make_waiter(api, clock, wait_timeout=1000, stall_timeout=50)
     machines = [{"name": "md-0-new-1", "ready": False, "phase": "Provisioning", "conditions": [
         {"type": "Ready", "status": "False", "reason": "NotReady", "message": "InfrastructureReady is False"}]}]
-    waiter.machines_lister = lambda obj: machines
+    waiter = make_waiter(api, clock, [rolling(10, 0)], wait_timeout=1000, stall_timeout=50,
+                         machines_lister=lambda group, obj: machines)
     with pytest.raises(WaitFailed) as err:
-        waiter.wait([rolling(10, 0)], "10")
+        finish(waiter)
     text = str(err.value)
     assert err.value.reason == "stalled"
     assert "machinedeployment/default/md-0" in text
     assert "stall_timeout=50s" in text
     assert "Scaling up from 3 to 4 replicas" in text
     assert "Machine md-0-new-1 is not ready" in text
+    assert ws.HINTS[ws.STALLED].split(";")[0] in text  # the next step, from the one table of hints
     assert err.value.objects[0]["metadata"]["resourceVersion"] == "12"
+    assert waiter.stuck["machinedeployment/default/md-0"]["machines"] == machines
 
 
 def test_overall_timeout():
     clock = Clock()
     script = [[("MODIFIED", rolling(11 + i, i % 3, current=4), 10)] for i in range(20)]
     api = FakeApi(clock, script)
-    waiter = make_waiter(api, clock, wait_timeout=45, stall_timeout=30)
+    waiter = make_waiter(api, clock, [rolling(10, 0)], wait_timeout=45, stall_timeout=30)
     with pytest.raises(WaitFailed) as err:
-        waiter.wait([rolling(10, 0)], "10")
+        finish(waiter)
     assert err.value.reason == "wait_timeout" and "wait_timeout=45s" in str(err.value)
     # the watch timeout handed to the server never exceeds what is left
     assert all(call["timeout"] <= 45 for call in api.watch_calls)
@@ -151,17 +184,64 @@ def test_overall_timeout():
 
 def test_many_objects_one_stream_no_field_selector():
     clock = Clock()
-    other = rolling(20, 0)
-    other["metadata"]["name"] = "md-1"
-    done_other = rolling(22, 3)
-    done_other["metadata"]["name"] = "md-1"
-    unrelated = rolling(23, 0)
-    unrelated["metadata"]["name"] = "md-9"
-    script = [[("MODIFIED", rolling(21, 3), 1), ("MODIFIED", unrelated, 1), ("MODIFIED", done_other, 1)]]
+    other = rolling(20, 0, name="md-1")
+    script = [[("MODIFIED", rolling(21, 3), 1), ("MODIFIED", rolling(23, 0, name="md-9"), 1),
+               ("MODIFIED", rolling(22, 3, name="md-1"), 1)]]
     api = FakeApi(clock, script)
-    final = make_waiter(api, clock).wait([rolling(10, 0), other], "10")
+    final = finish(make_waiter(api, clock, [rolling(10, 0), other]))
     assert [obj["metadata"]["name"] for obj in final] == ["md-0", "md-1"]
     assert len(api.watch_calls) == 1 and api.watch_calls[0]["field_selector"] is None
+
+
+def test_a_deleted_object_fails_the_wait_at_once():
+    clock = Clock()
+    api = FakeApi(clock, [[("DELETED", rolling(11, 1), 1)]])
+    waiter = make_waiter(api, clock, [rolling(10, 0)])
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.DELETED
+    assert "machinedeployment/default/md-0 deleted while waiting for its rollout" in str(err.value)
+
+
+def test_soak_after_the_rollout_and_a_health_gate_that_fails():
+    clock = Clock()
+    unhealthy = rolling(13, 3, available=2)
+    api = FakeApi(clock, [[("MODIFIED", rolling(11, 3), 1), ("MODIFIED", unhealthy, 5)]])
+    waiter = make_waiter(api, clock, [rolling(10, 0)], soak_seconds=30)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.SOAK_FAILED and "health gate failed after 5s of soak" in str(err.value)
+    assert waiter.state["rollout_finished"] == START.timestamp() + 1
+
+
+def test_soak_passes_when_nothing_happens():
+    clock = Clock()
+
+    class QuietApi(FakeApi):
+        def _events(self, entry):  # the server ends a quiet stream after its timeout
+            for event_type, obj, elapsed in entry:
+                self.clock.now += elapsed
+                yield event_type, obj
+            self.clock.now += self.watch_calls[-1]["timeout"]
+
+    api = QuietApi(clock, [[("MODIFIED", rolling(11, 3), 1)], []])
+    waiter = make_waiter(api, clock, [rolling(10, 0)], soak_seconds=30)
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.state["soak_finished"] >= START.timestamp() + 31
+    assert "soak passed" in waiter.progress[-1]
+
+
+def test_drift_fails_at_once():
+    clock = Clock()
+    moved = rolling(11, 1)
+    moved["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra-old"
+    api = FakeApi(clock, [[("MODIFIED", moved, 1)]])
+    waiter = make_waiter(api, clock, [rolling(10, 0)],
+                         expected={"machinedeployment/default/md-0": {"name": moved["spec"]["template"]["spec"]
+                                                                      ["infrastructureRef"]["name"] + "-x"}})
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.DRIFT and "changed by someone else" in str(err.value)
 
 
 def _restarted(rv, up_to_date=3, current=3, after=objs.TRIGGER_TEXT):
@@ -172,8 +252,8 @@ def _lister(answers):
     """A MachineSet lister answering (items, list resourceVersion) from ``answers`` in turn."""
     calls = []
 
-    def lister():
-        calls.append(1)
+    def lister(namespace):
+        calls.append(namespace)
         return answers[min(len(calls), len(answers)) - 1]
     return lister, calls
 
@@ -195,14 +275,14 @@ def test_machine_sets_decide_completion_and_one_list_serves_older_events():
                ("MODIFIED", _restarted(12, current=4), 1),  # older than the list: no list
                ("MODIFIED", _restarted(20), 1)]]           # counters done again: list -> complete
     api = FakeApi(clock, script)
-    waiter = make_waiter(api, clock)
-    waiter.machine_sets_lister = lister
-    final = waiter.wait([_restarted(10)], "10")
+    waiter = make_waiter(api, clock, [_restarted(10)], machine_sets_lister=lister)
+    final = finish(waiter)
     assert final[0]["metadata"]["resourceVersion"] == "20"
-    assert len(calls) == 3 and waiter.machine_set_lists == 3
+    assert calls == ["default"] * 3 and waiter.machine_set_lists == 3
     assert any("waiting for a MachineSet with the current template" in line for line in waiter.progress)
     assert any("3 old replicas are pending termination (md-0-aaaaa)" in line for line in waiter.progress)
     assert "successfully rolled out" in waiter.progress[-1]
+    assert waiter.machine_sets["default"] == finished[0]
 
 
 def test_counters_alone_never_finish_a_restart():
@@ -210,10 +290,9 @@ def test_counters_alone_never_finish_a_restart():
     clock = Clock()
     lister, calls = _lister([(_sets(("aaaaa", objs.CREATED, 3)), "99")])
     api = FakeApi(clock, [[("MODIFIED", _restarted(11), 60)]])
-    waiter = make_waiter(api, clock, wait_timeout=1000, stall_timeout=50)
-    waiter.machine_sets_lister = lister
+    waiter = make_waiter(api, clock, [_restarted(10)], wait_timeout=1000, stall_timeout=50, machine_sets_lister=lister)
     with pytest.raises(WaitFailed) as err:
-        waiter.wait([_restarted(10)], "10")
+        finish(waiter)
     assert err.value.reason == "stalled"
     assert "waiting for a MachineSet with the current template created after spec.rollout.after" in str(err.value)
     assert len(calls) == 2  # at the start, then once more before calling it a stall
@@ -225,14 +304,13 @@ def test_pending_trigger_is_waited_for_by_the_server_clock_without_stalling():
     fired = copy.deepcopy(scheduled)
     fired["metadata"]["resourceVersion"] = "40"
     new = (_sets(("aaaaa", objs.CREATED, 0), ("bbbbb", "2026-03-01T12:00:31Z", 3)), "41")
-    lister, calls = _lister([(_sets(("aaaaa", objs.CREATED, 3)), "10"), new])
+    lister, _calls = _lister([(_sets(("aaaaa", objs.CREATED, 3)), "10"), new])
     # nothing happens until the trigger time, then the controller rolls the Machines
     script = [[("BOOKMARK", {"metadata": {"resourceVersion": "10"}}, 31)], [("MODIFIED", fired, 2)]]
     api = FakeApi(clock, script)
-    waiter = make_waiter(api, clock, wait_timeout=1000, stall_timeout=20)
-    waiter.machine_sets_lister = lister
-    waiter.wait([scheduled], "10")
-    # the first stream ends one second after the trigger time; no stall although 31s > stall_timeout
+    waiter = make_waiter(api, clock, [scheduled], wait_timeout=1000, stall_timeout=20, machine_sets_lister=lister)
+    finish(waiter)
+    # the first stream may last until just after the trigger time; no stall although 31s > stall_timeout
     assert api.watch_calls[0]["timeout"] <= 31
     assert any("has not been reached by the API server's clock" in line for line in waiter.progress)
     assert "successfully rolled out" in waiter.progress[-1]
@@ -243,10 +321,74 @@ def test_bug_13182_state_completes_with_a_warning():
     stuck = objs.set_condition(_restarted(11, up_to_date=0), "RollingOut", "True", "RollingOut", generation=3,
                                message="* MachineDeployment spec.rolloutAfter expired")
     same_second = (_sets(("aaaaa", objs.CREATED, 0), ("bbbbb", objs.TRIGGER_TEXT, 3)), "12")
-    lister, calls = _lister([same_second])
+    lister, _calls = _lister([same_second])
     api = FakeApi(clock, [[("MODIFIED", stuck, 1)]])
-    waiter = make_waiter(api, clock)
-    waiter.machine_sets_lister = lister
-    final = waiter.wait([_restarted(10, up_to_date=0, current=4)], "10")
+    waiter = make_waiter(api, clock, [_restarted(10, up_to_date=0, current=4)], machine_sets_lister=lister)
+    final = finish(waiter)
     assert final[0]["metadata"]["resourceVersion"] == "11"
     assert "successfully rolled out" in waiter.progress[-1]
+    assert any("13182" in w for w in waiter.snapshots["machinedeployment/default/md-0"]["warnings"])
+
+
+def test_a_call_budget_returns_early_with_the_state_to_carry_on():
+    """capi_rollout_wait runs in slices: a call returns once it has new progress lines, and the next call
+    carries on from the state, with a stream opened again."""
+    clock = Clock()
+    api = FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 1)], [("MODIFIED", rolling(12, 3), 1)]])
+    waiter = make_waiter(api, clock, [rolling(10, 0)])
+    first = waiter.run(call_seconds=60)
+    assert first and waiter.state["phase"] == ws.ROLLOUT and len(api.watch_calls) == 0  # the first lines: at once
+    second = waiter.run(call_seconds=60)
+    assert second and len(api.watch_calls) == 1
+    again = make_waiter(api, clock, [rolling(11, 1, current=4)], rv="11", state=copy.deepcopy(waiter.state))
+    assert again.run(call_seconds=60) and again.state["phase"] == ws.SUCCEEDED
+    assert [call["rv"] for call in api.watch_calls] == ["10", "11"]
+
+
+class ThreadedApi(object):
+    """Two namespaces: each watch answers its script in real time (a stream blocks until its event)."""
+
+    host = "https://fake"
+
+    def __init__(self, scripts):
+        self.scripts = {path: list(entries) for path, entries in scripts.items()}
+        self.lock = threading.Lock()
+        self.watch_paths = []
+
+    def watch(self, path, rv, timeout, label_selector=None, field_selector=None):
+        with self.lock:
+            self.watch_paths.append(path)
+            entry = self.scripts[path].pop(0) if self.scripts[path] else None
+        return self._events(entry, timeout)
+
+    @staticmethod
+    def _events(entry, timeout):
+        if entry is None:
+            time.sleep(min(timeout, 0.5))
+            return
+        for event_type, obj, delay in entry:
+            time.sleep(delay)
+            yield event_type, obj
+
+    def server_now(self):
+        return START
+
+
+def test_several_groups_are_watched_at_once_one_stream_each():
+    other_path = PATH.replace("/default/", "/team-a/")
+    team = rolling(20, 0, name="md-t")
+    team["metadata"]["namespace"] = "team-a"
+    team_done = rolling(21, 3, name="md-t")
+    team_done["metadata"]["namespace"] = "team-a"
+    # the team-a object finishes first, while the default one's stream is still quiet
+    api = ThreadedApi({PATH: [[("MODIFIED", rolling(11, 3), 0.6)]], other_path: [[("MODIFIED", team_done, 0.1)]]})
+    groups = [Group("MachineDeployment", "v1beta2", "default", PATH, [rolling(10, 0)], "10"),
+              Group("MachineDeployment", "v1beta2", "team-a", other_path, [team], "20")]
+    waiter = Waiter(api, groups, 30, 30, now=api.server_now)
+    started = time.monotonic()
+    waiter.run()
+    assert waiter.state["phase"] == ws.SUCCEEDED, waiter.progress
+    assert time.monotonic() - started < 5
+    assert set(api.watch_paths) == {PATH, other_path}
+    done_at = waiter.state["done_at"]
+    assert done_at["machinedeployment/team-a/md-t"] <= done_at["machinedeployment/default/md-0"]

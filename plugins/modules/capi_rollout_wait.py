@@ -24,8 +24,8 @@ description:
   - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) while it waits, so a wait may take
     longer than the lease duration; the task fails if another run took the lock meanwhile.
   - Reads the objects with one list request per kind and namespace, then follows them with one watch stream per
-    kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone): a change is seen
-    when it happens, not at the next poll. The same engine and the same rules decide the O(wait) of
+    kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone), so a change is
+    seen when it happens, not at the next poll. The same engine and the same rules decide the O(wait) of
     M(capi.rollout.capi_rollout_restart), M(capi.rollout.capi_rollout_undo) and M(capi.rollout.capi_rollout_info).
   - Never changes anything (C(changed=false)).
 author:

@@ -165,7 +165,7 @@ def test_stall_detected_with_message_naming_what_is_stuck():
     assert "stall_timeout=50s" in text
     assert "Scaling up from 3 to 4 replicas" in text
     assert "Machine md-0-new-1 is not ready" in text
-    assert ws.HINTS[ws.STALLED].split(";")[0] in text  # the next step, from the one table of hints
+    assert ws.HINTS[ws.STALLED].split(";", maxsplit=1)[0] in text  # the next step, from the one table of hints
     assert err.value.objects[0]["metadata"]["resourceVersion"] == "12"
     assert waiter.stuck["machinedeployment/default/md-0"]["machines"] == machines
 

@@ -25,7 +25,7 @@ description:
     longer than the lease duration; the task fails if another run took the lock meanwhile.
   - Reads the objects with one list request per kind and namespace, then follows them with one watch stream per
     kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone), so a change is
-    seen when it happens, not at the next poll. The same engine and the same rules decide the O(wait) of
+    seen when it happens, not at the next poll. The same engine and the same rules decide the C(wait) of
     M(capi.rollout.capi_rollout_restart), M(capi.rollout.capi_rollout_undo) and M(capi.rollout.capi_rollout_info).
   - Never changes anything (C(changed=false)).
 author:

@@ -569,6 +569,36 @@ def test_kcp_rollout_after_is_per_machine_and_strict(capi_version):
     assert kcpplan.outdated_reasons(kcp, machine, at(2)) == []  # creation < after is strict too
 
 
+@pytest.mark.parametrize("capi_version", VERSIONS)
+def test_kcp_up_to_date_rules(capi_version):
+    """v1.10.10 / v1.14.0 controlplane/kubeadm/internal/filters.go UpToDate: a Machine without cloned-from
+    annotations (older or adopted) matches any template; a changed kubeadmConfigSpec outdates every Machine
+    (matchesKubeadmBootstrapConfig); certificates that expire within rolloutBefore.certificatesExpiryDays
+    outdate it (util/collections/machine_filters.go ShouldRolloutBefore)."""
+    kcp = make_kcp(capi_version)
+    kcp["spec"]["kubeadmConfigSpec"] = {"files": [{"path": "/etc/a", "content": "a"}]}
+    machine = kcpplan.new_machine(kcp, "c1", random.Random(1))
+    machine["metadata"]["creationTimestamp"] = m.format_time(at(0))
+    assert kcpplan.outdated_reasons(kcp, machine, at(2)) == []
+    set_kcp_infra(kcp, "cp-b")
+    assert kcpplan.outdated_reasons(kcp, machine, at(2)) == ["DockerMachine is not up-to-date"]
+    adopted = copy.deepcopy(machine)
+    for key in (m.CLONED_FROM_NAME, m.CLONED_FROM_GROUPKIND):
+        del adopted["metadata"]["annotations"][key]
+    assert kcpplan.outdated_reasons(kcp, adopted, at(2)) == []
+    set_kcp_infra(kcp, "cp-a")
+    kcp["spec"]["kubeadmConfigSpec"]["files"][0]["content"] = "b"
+    assert kcpplan.outdated_reasons(kcp, machine, at(2)) == ["KubeadmConfig is not up-to-date"]
+    kcp["spec"]["kubeadmConfigSpec"]["files"][0]["content"] = "a"
+    machine["status"] = {"certificatesExpiryDate": m.format_time(at(0) + datetime.timedelta(days=20))}
+    before = kcp["spec"].setdefault("rollout", {}).setdefault("before", {}) if capi_version == "v1.14" \
+        else kcp["spec"].setdefault("rolloutBefore", {})
+    before["certificatesExpiryDays"] = 21
+    assert kcpplan.outdated_reasons(kcp, machine, at(2)) == ["Certificates will expire soon"]
+    before["certificatesExpiryDays"] = 7
+    assert kcpplan.outdated_reasons(kcp, machine, at(2)) == []
+
+
 def test_kcp_preflight_waits_for_nodes():
     kcp = make_kcp("v1.14")
     machine = kcpplan.new_machine(kcp, "c1", random.Random(1))

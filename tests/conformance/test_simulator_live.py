@@ -369,6 +369,38 @@ def test_machine_deletion_takes_time_and_counts_in_replicas(mgmt):
     assert wl.machine_sets()[0]["status"]["replicas"] == 1 and len(wl.items("Machine")) == 1
 
 
+def _settled(md):
+    status = md.get("status") or {}
+    return status.get("availableReplicas") == 1 and status.get("observedGeneration") == md["metadata"]["generation"]
+
+
+def test_kubelet_version_of_the_node(mgmt):
+    """A Node whose kubelet runs another version than the Machine's spec.version (the template's
+    sim.capi-rollout.dev/kubelet-version): nodeInfo shows it everywhere; on v1.14 only the Machine is then
+    not up to date (UpToDate=False, Updating: v1.14.0 core/reconcilers/machine/machine_controller_status.go)
+    and status.versions counts the kubelet version (v1.14.0 internal/util/version/version.go)."""
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 1}])
+    wl.wait_complete()
+    skewed = wl.copy_template(wl.md_infra_name(), {"sim.capi-rollout.dev/kubelet-version": "v1.30.3"})
+    wl.set_md_template(infrastructureRef={"name": skewed})
+    new = wait_for("the new Machine with a Node", lambda: [
+        x for x in wl.items("Machine") if (x.get("status") or {}).get("nodeInfo", {}).get("kubeletVersion") == "v1.30.3"
+        and _ready(x) and len(wl.items("Machine")) == 1], 30)[0]
+    assert new["spec"]["version"] == "v1.30.4"
+    up_to_date = condition(new, "UpToDate")
+    wait_for("the MachineDeployment status", lambda: _settled(wl.get("MachineDeployment")), 30)
+    if mgmt.capi_version == "v1.14":
+        assert (up_to_date["status"], up_to_date["reason"]) == ("False", "Updating"), up_to_date
+        assert "Node.status.nodeInfo.kubeletVersion v1.30.3, v1.30.4 required" in up_to_date["message"]
+        md = wait_for("the MD to count it", lambda: wl.get("MachineDeployment") if wl.get("MachineDeployment")["status"].get(
+            "versions") == [{"version": "v1.30.3", "replicas": 1}] else None, 30)
+        assert md["status"].get("upToDateReplicas") == 0
+        assert not readiness.is_complete(md, mgmt.api_version)
+    else:
+        assert up_to_date["status"] == "True", up_to_date
+        wl.wait_complete()
+
+
 def test_failing_template_never_gets_ready(mgmt):
     wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2}])
     wl.wait_complete()
@@ -430,6 +462,24 @@ def test_kcp_version_change_rolls_out_with_status(mgmt):
     assert kcp["status"]["version"] == "v1.31.0"
     assert [m["spec"]["version"] for m in wl.items("Machine")] == ["v1.31.0"]
 
+
+def test_kcp_rolls_out_on_a_kubeadm_config_spec_change(mgmt):
+    """v1.10.10 / v1.14.0 controlplane/kubeadm/internal/filters.go matchesKubeadmBootstrapConfig: Machines whose
+    KubeadmConfig no longer matches spec.kubeadmConfigSpec are replaced; control plane Machines report when
+    their certificates expire (status.certificatesExpiryDate, kubeadm's one year)."""
+    wl = Workload(mgmt, control_plane={"replicas": 1})
+    wl.wait_complete("KubeadmControlPlane")
+    (first,) = wl.items("Machine")
+    expiry = datetime.datetime.strptime(first["status"]["certificatesExpiryDate"], "%Y-%m-%dT%H:%M:%SZ")
+    created = datetime.datetime.strptime(first["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+    assert abs((expiry - created).days - 365) <= 1
+    wl.patch("KubeadmControlPlane", {"spec": {"kubeadmConfigSpec": {"files": [{"path": "/etc/motd", "content": "x"}]}}})
+    rolling = wait_for("RollingOut", lambda: (condition(wl.get("KubeadmControlPlane"), "RollingOut") or {}).get("status") == "True"
+                       and condition(wl.get("KubeadmControlPlane"), "RollingOut"), 20, 0.05)
+    assert "KubeadmConfig is not up-to-date" in rolling["message"]
+    wait_for("the Machine replaced", lambda: wl.complete("KubeadmControlPlane") and first["metadata"]["name"] not in {
+        x["metadata"]["name"] for x in wl.items("Machine")}, 60)
+    assert len(wl.items("Machine")) == 1
 
 def test_kcp_paused_annotation_stops_everything(mgmt):
     wl = Workload(mgmt, control_plane={"replicas": 1})

@@ -66,6 +66,8 @@ def modules_fleet(capi_version):
                                          {"name": "md-2", "replicas": 1}]},
                 # failing machines: stall detection and wait timeout
                 {"name": "wf", "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                # a Node whose kubelet runs another version than its Machine asks for (v1.14: not up to date)
+                {"name": "wv", "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 # restart + wait with the Ansible host's clock ahead of / behind the API server's
                 {"name": "wk", "namespace": "team-k", "machine_deployments": [{"name": "ahead", "replicas": 1}, {"name": "behind", "replicas": 1}]},
             ],

@@ -24,6 +24,22 @@ def test_stall_and_wait_timeout_with_a_failing_template(capi):
     assert "wait_timeout=5s" in res["msg"] and "machinedeployment/default/wf-md-0" in res["msg"]
 
 
+@pytest.mark.needs_controller
+def test_a_kubelet_on_another_version_holds_the_rollout_on_v1_14(capi):
+    """CAPI v1.14 counts a Machine whose Node's kubelet differs from spec.version as not up to date
+    (Updating); the wait names that, and v1.10 (which does not look) completes."""
+    skewed = capi.copy_template("wv-md-0", "-kubelet", annotations={"sim.capi-rollout.dev/kubelet-version": "v1.30.3"})
+    res = capi.run("capi_rollout_restart", name="wv-md-0", infrastructure_ref={"name": skewed}, wait=True,
+                   wait_timeout=300, stall_timeout=15)
+    if capi.capi_version == "v1.14":
+        assert res.failed and res["reason"] == "stalled", res.get("msg")
+        assert "Node.status.nodeInfo.kubeletVersion v1.30.3, v1.30.4 required" in res["msg"], res["msg"]
+        assert res["results"][0]["status"]["rollout"]["complete"] is False
+    else:
+        assert not res.failed, res.get("msg")
+        assert res["results"][0]["status"]["rollout"]["complete"] is True
+
+
 def test_errors_name_the_object_and_the_next_step(capi):
     mark = capi.mark()
     missing = capi.run("capi_rollout_restart", name="nope")

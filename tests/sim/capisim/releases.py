@@ -12,6 +12,10 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
   simulated (internal/controllers/machinedeployment/machinedeployment_rolling.go at those tags).
 - ``status_versions``: MachineSet, MachineDeployment and KubeadmControlPlane report ``status.versions``
   (v1.14.0 ``api/core/v1beta2/machinedeployment_types.go``; not in the v1.12.3 and v1.13.5 APIs).
+- ``kubelet_up_to_date``: a Machine whose Node's kubelet version differs from its ``spec.version`` is not up
+  to date (UpToDate=False, reason Updating: v1.14.0 core/reconcilers/machine/machine_controller_status.go
+  setUpToDateCondition; not at v1.10.10-v1.13.5), and ``status.versions`` counts the kubelet versions
+  (v1.14.0 internal/util/version/version.go).
 - ``bug_13182``: the Machines of a MachineSet created in the rolloutAfter second stay UpToDate=False
   while the field is set (``!ms.CreationTimestamp.After(rolloutAfter)``: v1.10.10
   internal/controllers/machineset/machineset_controller.go, v1.12.3
@@ -20,14 +24,14 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
 
 import collections
 
-Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions")
+Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions kubelet_up_to_date")
 
 RELEASES = {
-    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False),
-    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False),
-    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False),
+    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False),
+    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False),
+    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False),
     # v1.12.4 and later v1.12 patches: #13182 fixed; their CRDs differ from v1.12.3's in one maxItems only
-    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False),
-    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False),
-    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True),
+    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False),
+    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False),
+    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True),
 }

@@ -1,10 +1,19 @@
-"""KubeadmControlPlane decisions (reference §6): which CP Machines are outdated and the next one-machine step.
+"""KubeadmControlPlane decisions: which CP Machines are outdated and the next one-machine step.
 
-A Machine needs rollout when its version differs from the KCP's, when it was not cloned from the KCP's current
-infrastructure template (cloned-from annotations), or when rolloutAfter expired for it (``created < after < now``,
-strict). The rolling update replaces one Machine at a time: with maxSurge 1 it creates the replacement first, with
-maxSurge 0 it deletes first; every scale step waits until all Machines have a Node and none is being deleted.
+A Machine needs rollout (v1.10.10 controlplane/kubeadm/internal/filters.go UpToDate, v1.14.0
+controlplane/kubeadm/internal/filters.go) when its certificates expire within
+``rolloutBefore.certificatesExpiryDays`` (util/collections/machine_filters.go ShouldRolloutBefore), when
+rolloutAfter expired for it (``created < after < now``, strict), when its version differs from the KCP's, when
+its KubeadmConfig no longer matches the KCP's kubeadmConfigSpec (here: the digest the Machine was created with),
+or when it was not cloned from the KCP's current infrastructure template (cloned-from annotations; a Machine
+without them, older or adopted, counts as matching). The rolling update replaces one Machine at a time: with
+maxSurge 1 it creates the replacement first, with maxSurge 0 it deletes first; every scale step waits until
+all Machines have a Node and none is being deleted.
 """
+
+import datetime
+import hashlib
+import json
 
 from . import fenceposts
 from . import machineplan
@@ -30,18 +39,37 @@ def max_surge(kcp):
     return fenceposts.scaled_value(1 if value is None else value, m.replicas(kcp, 1), True)
 
 
+def certificates_expiry_days(kcp):
+    if m.is_v1beta2(kcp):
+        return m.dig(kcp, "spec", "rollout", "before", "certificatesExpiryDays")
+    return m.dig(kcp, "spec", "rolloutBefore", "certificatesExpiryDays")
+
+
+def kubeadm_config_digest(kcp):
+    """What the simulator remembers of the KCP's kubeadmConfigSpec on each Machine it creates."""
+    spec = m.dig(kcp, "spec", "kubeadmConfigSpec", default={}) or {}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
 def outdated_reasons(kcp, machine, now):
     """UpToDate=False messages for a CP Machine; [] when it is up to date."""
     reasons = []
+    days = certificates_expiry_days(kcp)
+    expiry = m.parse_time(m.dig(machine, "status", "certificatesExpiryDate"))
+    if days and expiry is not None and now + datetime.timedelta(days=int(days)) > expiry:
+        reasons.append("Certificates will expire soon")
     after = rollout_after(kcp)
     if after and m.created(machine) < after < now:
         reasons.append("KubeadmControlPlane spec.rolloutAfter expired")
     want, have = m.dig(kcp, "spec", "version", default=""), m.dig(machine, "spec", "version", default="")
     if want != have:
         reasons.append(f"Version {have}, {want} required")
+    created_with = m.annotations(machine).get(m.SIM_KUBEADM_CONFIG_SPEC)
+    if created_with is not None and created_with != kubeadm_config_digest(kcp):
+        reasons.append("KubeadmConfig is not up-to-date")
     ref = infrastructure_ref(kcp)
     cloned = (m.annotations(machine).get(m.CLONED_FROM_NAME), m.annotations(machine).get(m.CLONED_FROM_GROUPKIND))
-    if cloned != (ref.get("name"), f"{ref.get('kind')}.{m.ref_group(ref)}"):
+    if None not in cloned and cloned != (ref.get("name"), f"{ref.get('kind')}.{m.ref_group(ref)}"):
         kind = m.dig(machine, "spec", "infrastructureRef", "kind", default="InfrastructureMachine")
         reasons.append(f"{kind} is not up-to-date")
     return reasons
@@ -94,4 +122,6 @@ def new_machine(kcp, cluster_name, rng):
     tspec.update({"version": m.dig(kcp, "spec", "version"), "bootstrap": boot})
     machine_name = names.generate_name(f"{m.name(kcp)}-", rng)[0]
     extra = {m.CLUSTER_NAME: cluster_name, m.CONTROL_PLANE: "", m.CONTROL_PLANE_NAME: m.name(kcp)}
-    return machineplan.build_machine(kcp, {"metadata": template.get("metadata") or {}, "spec": tspec}, machine_name, extra)
+    machine = machineplan.build_machine(kcp, {"metadata": template.get("metadata") or {}, "spec": tspec}, machine_name, extra)
+    machine["metadata"]["annotations"][m.SIM_KUBEADM_CONFIG_SPEC] = kubeadm_config_digest(kcp)
+    return machine

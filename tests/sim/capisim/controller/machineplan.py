@@ -113,6 +113,17 @@ def deletion_seconds(template, cluster):
     return _seconds(m.SIM_DELETION_SECONDS, 0.0, template, cluster)
 
 
+def kubelet_version(template):
+    """The kubelet version a Machine's Node reports: the template's annotation, else None (spec.version)."""
+    return m.annotations(template or {}).get(m.SIM_KUBELET_VERSION) or None
+
+
+def certificates_valid_days(template):
+    """How long the certificates of a control plane Machine are valid: the template's annotation, else 365
+    days (kubeadm's default)."""
+    return _seconds(m.SIM_CERTIFICATES_VALID_DAYS, 365.0, template, None)
+
+
 def fails_provisioning(template):
     return m.annotations(template or {}).get(m.SIM_FAIL_PROVISIONING, "").lower() == "true"
 

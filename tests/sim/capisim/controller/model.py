@@ -36,6 +36,11 @@ MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
 
 SIM_PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
 SIM_DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
+SIM_KUBELET_VERSION = "sim.capi-rollout.dev/kubelet-version"
+SIM_CERTIFICATES_VALID_DAYS = "sim.capi-rollout.dev/certificates-valid-days"
+# The digest of the KCP's kubeadmConfigSpec a control plane Machine was created with (it stands for the
+# Machine's KubeadmConfig, which the simulator does not create).
+SIM_KUBEADM_CONFIG_SPEC = "sim.capi-rollout.dev/kubeadm-config-spec"
 SIM_FAIL_PROVISIONING = "sim.capi-rollout.dev/fail-provisioning"
 
 UTC = datetime.timezone.utc

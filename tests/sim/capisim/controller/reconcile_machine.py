@@ -72,12 +72,19 @@ def reconcile(ctx, machine):
     elif kind == "KubeadmControlPlane":
         up_to_date = status.kcp_up_to_date(kcpplan.outdated_reasons(owner, machine, now))
     template = _source_template(ctx, machine)
+    kubelet = machineplan.kubelet_version(template)
     started = ctx.provisioning.get(m.uid(machine)) or m.created(machine)
     life = machineplan.lifecycle(now, started, machineplan.provision_seconds(template, cluster),
                                  machineplan.fails_provisioning(template))
+    if kind == "MachineSet" and ctx.release.kubelet_up_to_date and life[3]:
+        # only once there is a Node (status.nodeInfo) to compare
+        up_to_date = status.kubelet_up_to_date(up_to_date, machine, kubelet)
     if life[2] and not m.dig(machine, "spec", "providerID"):
         machine = ctx.writer.patch(machine, {"spec": {"providerID": status.provider_id(machine)}})
-    new_status, wakeup = status.machine_status(machine, life, up_to_date, min_ready, paused, now)
+    expiry = None
+    if kind == "KubeadmControlPlane":
+        expiry = m.created(machine) + datetime.timedelta(days=machineplan.certificates_valid_days(template))
+    new_status, wakeup = status.machine_status(machine, life, up_to_date, min_ready, paused, now, kubelet, expiry)
     old_phase = m.dig(machine, "status", "phase")
     was_ready = m.condition_true(machine, "Ready")
     machine = ctx.write_status(machine, new_status)

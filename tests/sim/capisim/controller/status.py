@@ -62,9 +62,11 @@ def _summary(v1beta1_conditions):
 
 
 def _versions(machines):
+    """status.versions: the Node's kubelet version where there is one, else spec.version (v1.14.0
+    internal/util/version/version.go VersionsFromMachines)."""
     counts = {}
     for machine in machines:
-        version = m.dig(machine, "spec", "version")
+        version = m.dig(machine, "status", "nodeInfo", "kubeletVersion") or m.dig(machine, "spec", "version")
         if version:
             counts[version] = counts.get(version, 0) + 1
     return [{"version": v, "replicas": n} for v, n in sorted(counts.items())]
@@ -122,8 +124,20 @@ def node_name(machine):
     return m.name(machine)
 
 
-def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now):
-    """(status, next_wakeup) of a Machine from its provisioning ``life`` tuple (machineplan.lifecycle)."""
+def kubelet_up_to_date(up_to_date, machine, kubelet_version):
+    """v1.14: an up-to-date Machine whose Node runs another kubelet version is still updating (v1.14.0
+    core/reconcilers/machine/machine_controller_status.go setUpToDateCondition)."""
+    wanted = m.dig(machine, "spec", "version")
+    if up_to_date is None or up_to_date["status"] != "True" or not kubelet_version or kubelet_version == wanted:
+        return up_to_date
+    return c.cond("UpToDate", False, "Updating", f"* Node.status.nodeInfo.kubeletVersion {kubelet_version}, {wanted} required")
+
+
+def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, kubelet_version=None,
+                   certificates_expiry=None):
+    """(status, next_wakeup) of a Machine from its provisioning ``life`` tuple (machineplan.lifecycle);
+    its Node's kubelet runs ``kubelet_version`` (default: spec.version); a control plane Machine's
+    certificates expire at ``certificates_expiry`` (status.certificatesExpiryDate, once it has a Node)."""
     phase, bootstrap_ready, infra_ready, node_ready, wakeup = life
     old = machine.get("status") or {}
     deleting = m.deleting(machine)
@@ -187,7 +201,9 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now):
     if node_ready:
         fields["nodeRef"] = {"name": node_name(machine)} if v1beta2 else {
             "apiVersion": "v1", "kind": "Node", "name": node_name(machine), "uid": _fake_uid(m.uid(machine), "node")}
-        fields["nodeInfo"] = _node_info(machine)
+        fields["nodeInfo"] = _node_info(machine, kubelet_version)
+        if certificates_expiry is not None:
+            fields["certificatesExpiryDate"] = m.format_time(certificates_expiry)
         fields["addresses"] = [{"type": "InternalIP", "address": _fake_ip(m.uid(machine))},
                                {"type": "Hostname", "address": node_name(machine)}]
     fields["lastUpdated"] = old.get("lastUpdated") if old.get("phase") == phase and old.get("lastUpdated") else m.format_time(now)
@@ -213,8 +229,8 @@ def _fake_ip(seed):
     return f"10.{digest[0]}.{digest[1]}.{max(digest[2], 1)}"
 
 
-def _node_info(machine):
-    version = m.dig(machine, "spec", "version", default="")
+def _node_info(machine, kubelet_version=None):
+    version = kubelet_version or m.dig(machine, "spec", "version", default="")
     return {
         "architecture": "amd64", "bootID": _fake_uid(m.uid(machine), "boot"), "containerRuntimeVersion": "containerd://1.7.24",
         "kernelVersion": "6.1.0-capisim", "kubeProxyVersion": version, "kubeletVersion": version,

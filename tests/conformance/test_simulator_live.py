@@ -481,6 +481,7 @@ def test_kcp_rolls_out_on_a_kubeadm_config_spec_change(mgmt):
         x["metadata"]["name"] for x in wl.items("Machine")}, 60)
     assert len(wl.items("Machine")) == 1
 
+
 def test_kcp_paused_annotation_stops_everything(mgmt):
     wl = Workload(mgmt, control_plane={"replicas": 1})
     wl.wait_complete("KubeadmControlPlane")

@@ -24,7 +24,7 @@ import pytest
 
 from capisim import readiness
 from capisim.fleetspec import load_fleet
-from capisim.kubeapi import resource_path
+from capisim.kubeapi import ApiError, resource_path
 from capisim.objects import collection_path, workload_objects
 from capisim.polling import wait_for
 
@@ -399,6 +399,29 @@ def test_kubelet_version_of_the_node(mgmt):
     else:
         assert up_to_date["status"] == "True", up_to_date
         wl.wait_complete()
+
+
+def test_max_surge_and_max_unavailable_both_0_are_refused_on_v1_11_and_later(mgmt):
+    """v1.11.11 internal/webhooks/machinedeployment.go / v1.14.0 core/webhooks/admission/machinedeployment.go
+    refuse integer maxSurge 0 with integer maxUnavailable 0; v1.10.10 accepts it (and resolves it to 1
+    unavailable). "0%" is not an integer and passes everywhere."""
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 1}])
+    strategy = (lambda rolling: {"spec": {"rollout": {"strategy": {"rollingUpdate": rolling}}}} if wl.v1beta2
+                else {"spec": {"strategy": {"rollingUpdate": rolling}}})
+    def rolling_update():
+        spec = wl.get("MachineDeployment")["spec"]
+        return (spec["rollout"] if wl.v1beta2 else spec)["strategy"]["rollingUpdate"]
+
+    before = rolling_update()
+    if mgmt.capi_version == "v1.14":
+        with pytest.raises(ApiError) as err:
+            wl.patch("MachineDeployment", strategy({"maxSurge": 0, "maxUnavailable": 0}))
+        assert err.value.status == 422 and "rollingUpdate" in str(err.value), err.value
+        assert rolling_update() == before, "nothing stored"
+    else:
+        wl.patch("MachineDeployment", strategy({"maxSurge": 0, "maxUnavailable": 0}))
+    wl.patch("MachineDeployment", strategy({"maxSurge": "0%", "maxUnavailable": 0}))
+    wl.patch("MachineDeployment", strategy({"maxSurge": 0, "maxUnavailable": 1}))
 
 
 def test_failing_template_never_gets_ready(mgmt):

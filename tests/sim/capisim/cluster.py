@@ -190,7 +190,8 @@ class ManagementCluster:
         """Start the three processes (binaries from bin_dir, see kube_bin_dir), apply RBAC and the CAPI CRDs;
         returns the cluster.json data."""
         started = time.monotonic()
-        crd_list = crds.load_crds(self.capi_version)  # fails early, before any process, when CRDs are missing
+        # fails early, before any process, when CRDs are missing
+        crd_list = crds.with_admission_rules(crds.load_crds(self.capi_version), self.capi_version)
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)

@@ -19,6 +19,7 @@ Reductions, all measured on 1.20.2 (docs in shared/docs):
   does not run here.
 """
 
+import copy
 import hashlib
 import os
 import re
@@ -92,6 +93,30 @@ def reduce_crd(crd):
         spec["versions"] = [dict(v, served=True) for v in spec["versions"] if v.get("storage")]
     _strip(spec["versions"])
     return crd
+
+
+# What the MachineDeployment admission webhook of v1.11+ refuses, as an OpenAPI rule: an integer maxSurge 0
+# together with an integer maxUnavailable 0 ("maxUnavailable and maxSurge cannot both be 0"; a string such as
+# "0%" is not an integer and passes, as upstream). The API server's answer is its own ("must not validate the
+# schema (not)"), the refusal (422, nothing stored) the same.
+_ZERO_SURGE_AND_UNAVAILABLE = {"not": {"required": ["maxSurge", "maxUnavailable"],
+                                       "properties": {"maxSurge": {"enum": [0]}, "maxUnavailable": {"enum": [0]}}}}
+
+
+def with_admission_rules(crds, capi_version):
+    """The CRDs with the admission rules of ``capi_version`` added to their schemas (copies; capisim.releases)."""
+    if not RELEASES[capi_version].refuses_zero_surge:
+        return crds
+    out = []
+    for crd in crds:
+        crd = copy.deepcopy(crd)
+        if crd["spec"]["names"]["kind"] == "MachineDeployment":
+            for version in crd["spec"]["versions"]:
+                spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+                strategy = (spec["rollout"]["properties"]["strategy"] if version["name"] == "v1beta2" else spec["strategy"])
+                strategy["properties"]["rollingUpdate"].update(copy.deepcopy(_ZERO_SURGE_AND_UNAVAILABLE))
+        out.append(crd)
+    return out
 
 
 def _read_crds(path):

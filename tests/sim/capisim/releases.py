@@ -16,6 +16,10 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
   to date (UpToDate=False, reason Updating: v1.14.0 core/reconcilers/machine/machine_controller_status.go
   setUpToDateCondition; not at v1.10.10-v1.13.5), and ``status.versions`` counts the kubelet versions
   (v1.14.0 internal/util/version/version.go).
+- ``refuses_zero_surge``: the MachineDeployment admission webhook refuses an integer maxSurge 0 together with
+  an integer maxUnavailable 0 (v1.11.11 internal/webhooks/machinedeployment.go, v1.14.0
+  core/webhooks/admission/machinedeployment.go validateRolloutStrategy; not at v1.10.10). No webhook runs
+  here: capisim.crds.install_crds adds the rule to the CRD schema, so the API server refuses it itself.
 - ``bug_13182``: the Machines of a MachineSet created in the rolloutAfter second stay UpToDate=False
   while the field is set (``!ms.CreationTimestamp.After(rolloutAfter)``: v1.10.10
   internal/controllers/machineset/machineset_controller.go, v1.12.3
@@ -24,14 +28,15 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
 
 import collections
 
-Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions kubelet_up_to_date")
+Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions kubelet_up_to_date "
+                                            "refuses_zero_surge")
 
 RELEASES = {
-    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False),
-    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False),
-    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False),
+    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False, False),
+    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False, True),
+    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False, True),
     # v1.12.4 and later v1.12 patches: #13182 fixed; their CRDs differ from v1.12.3's in one maxItems only
-    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False),
-    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False),
-    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True),
+    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False, True),
+    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False, True),
+    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True, True),
 }

@@ -4,13 +4,16 @@
 
 A module cannot write to the job output while it runs. This plugin calls the module repeatedly
 (each call waits at most ``progress_interval`` seconds and returns early when an object's state
-changed), prints the new progress lines as they come, carries the wait state (``tracking``) from one
-call to the next, and renews the lock (``lease``) with capi_rollout_lock between calls.
+changed), prints the new progress lines as they come - or, after a call without any, a heartbeat line
+saying what is still waited for, so a job's output never sits silent for a whole ``stall_timeout`` -
+carries the wait state (``tracking``) from one call to the next, and renews the lock (``lease``) with
+capi_rollout_lock between calls.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import datetime
 import time
 
 from ansible.plugins.action import ActionBase
@@ -36,6 +39,17 @@ class ActionModule(ActionBase):
             return
         for line in lines:
             display.display(f"{host} | {line}")
+
+    @staticmethod
+    def heartbeat(out):
+        """One line for a call that brought no progress: how many objects are done, what the first other waits for."""
+        resources = out.get("resources") or []
+        waiting = [entry for entry in resources if not entry.get("done")]
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        text = f"{stamp} still waiting ({out.get('phase') or 'rollout'}): {len(resources) - len(waiting)} of {len(resources)} complete"
+        if waiting:
+            text += f"; {waiting[0].get('message') or waiting[0].get('ref')}"
+        return text
 
     def _renew(self, task_args, lease, task_vars):
         module_args = {key: task_args[key] for key in AUTH_OPTIONS if task_args.get(key) is not None}
@@ -76,7 +90,8 @@ class ActionModule(ActionBase):
             out = self._execute_module(module_name=WAIT_MODULE, module_args=module_args, task_vars=task_vars)
             calls += 1
             lines = list(out.get("progress") or [])
-            self._show(host, lines, verbosity)
+            self._show(host, lines or ([] if out.get("failed") or out.get("finished_call", True) else [self.heartbeat(out)]),
+                       verbosity)
             progress.extend(lines)
             requests += int(out.get("api_requests") or 0)
             if out.get("failed") or out.get("finished_call", True) or calls >= MAX_IDLE_CALLS:

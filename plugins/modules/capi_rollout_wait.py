@@ -90,7 +90,9 @@ options:
   progress_interval:
     description:
       - The most seconds one module call waits before the action plugin gets control back (to print progress and
-        renew the lease). New progress lines are printed at once.
+        renew the lease). New progress lines are printed at once; after a call without any, a heartbeat line says
+        how many objects are complete and what the first other one waits for, so the output never sits silent
+        for longer than this.
       - Cut to a third of O(lease.lease_duration_seconds) when O(lease) is given.
     type: int
     default: 60

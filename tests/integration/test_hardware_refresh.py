@@ -12,8 +12,9 @@ import time
 import pytest
 
 from capisim import readiness
+from capisim.kubeapi import resource_path
 from capisim.polling import wait_for
-from hardware_refresh_support import FAST, FLEET_SPEC, Background, Mgmt, run_playbook
+from hardware_refresh_support import FAST, FLEET_SPEC, REPO, Background, Mgmt, run_playbook
 
 pytestmark = [pytest.mark.needs_controller, pytest.mark.xdist_group("hardware-refresh")]
 
@@ -68,6 +69,19 @@ def test_check_mode_prints_the_plan_and_writes_nothing(hw, tmp_path):
     for suffix in ("json", "md", "html"):
         assert (run.report_dir / f"report.{suffix}").stat().st_size > 0
     assert "dry run" in (run.report_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_report_goes_where_the_run_says_by_default_under_the_current_directory(hw, tmp_path):
+    """No report_dir: report/<refresh_id> in the directory ansible-playbook runs in, the same path printed and
+    published as the rollout_report_dir artifact (never inside the collection)."""
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-where", template_overrides=overrides("where"), clusters=["l4"]),
+                       None, check=True, limit="hw-lab", cwd=tmp_path)
+    assert run.rc == 0, run.explain()
+    where = tmp_path / "report" / "it-where"
+    assert (where / "report.json").is_file() and (where / "report.html").is_file()
+    assert f"{where}/report.html" in run.stdout, run.explain()
+    assert not list((REPO / "playbooks").glob("report*")), "a report inside the collection"
 
 
 def test_refresh_three_management_clusters_in_waves_with_soak(hw, tmp_path):
@@ -329,6 +343,39 @@ def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
     assert done.rc == 0, done.explain()
     assert done.cluster("hw-lab")["result"] == "succeeded"
     assert lab.lease_holder() is None
+
+
+def test_a_lock_taken_by_someone_else_mid_run_fails_the_wave_and_the_release_is_reported(hw, tmp_path):
+    """A colleague force-takes the Lease while a wave rolls out: the wait fails (lock_lost), and the release
+    at the end finds the colleague's lock - reported as such in the notes, the lock never shown as released."""
+    lab = mgmts(hw)["hw-lab"]
+    slow = {"l5-md-0": {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}}}
+    first = Background(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-lost", template_overrides=overrides("lost"), clusters=["l5"],
+                            object_templates=slow, undo_on_failure=False, lock_duration=6),
+                       tmp_path / "first", limit="hw-lab")
+    try:
+        wait_for("the run to switch l5-md-0", lambda: "it-lost" in [
+            e["rollout_id"] for e in lab.history("MachineDeployment", "l5-md-0")], 120)
+        lease = lab.lease()
+        # a colleague's forced take: a fresh lease of their own (not stale, so it cannot be taken over)
+        lease["spec"].update(holderIdentity="colleague/forced", leaseDurationSeconds=600,
+                             renewTime=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+        lab.admin.replace(resource_path("coordination.k8s.io", "v1", "leases", "default", "capi-rollout-lock"), lease)
+        run = first.wait(300)
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+    assert run.rc != 0, run.explain()
+    entry = run.cluster("hw-lab")
+    assert entry["result"] == "failed", entry
+    assert "another run took the lock" in entry["failure_reason"] and "held by colleague/forced" in entry["failure_reason"]
+    assert entry["objects"][0]["result"] != "succeeded", entry["objects"][0]
+    # not released by this run, and said so: the colleague holds it
+    assert entry["lock"]["released"] is None, entry["lock"]
+    assert any(note.startswith("lock: not released by this run: ") and "colleague/forced" in note
+               for note in entry["notes"]), entry["notes"]
+    assert lab.lease_holder() == "colleague/forced"
 
 
 def test_closed_maintenance_window_stops_new_waves(hw, tmp_path):

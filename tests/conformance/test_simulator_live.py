@@ -406,8 +406,11 @@ def test_max_surge_and_max_unavailable_both_0_are_refused_on_v1_11_and_later(mgm
     refuse integer maxSurge 0 with integer maxUnavailable 0; v1.10.10 accepts it (and resolves it to 1
     unavailable). "0%" is not an integer and passes everywhere."""
     wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 1}])
-    strategy = (lambda rolling: {"spec": {"rollout": {"strategy": {"rollingUpdate": rolling}}}} if wl.v1beta2
+
+    def strategy(rolling):
+        return ({"spec": {"rollout": {"strategy": {"rollingUpdate": rolling}}}} if wl.v1beta2
                 else {"spec": {"strategy": {"rollingUpdate": rolling}}})
+
     def rolling_update():
         spec = wl.get("MachineDeployment")["spec"]
         return (spec["rollout"] if wl.v1beta2 else spec)["strategy"]["rollingUpdate"]

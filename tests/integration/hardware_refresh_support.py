@@ -184,6 +184,9 @@ class Mgmt:
     def writes(self, mark, user="rollout-operator"):
         return self.handle.audit_log(since=mark).writes(user=user)
 
+    def requests(self, mark, user="rollout-operator"):
+        return self.handle.audit_log(since=mark).requests(user=user)
+
     def machine_set_creates(self, mark, md_name):
         pattern = re.compile(rf"^{re.escape(md_name)}-[a-z0-9]{{5}}$")
         events = self.handle.audit_log(since=mark).requests(user="capi-controller-manager", verbs=["create"],

@@ -84,6 +84,39 @@ def test_the_report_goes_where_the_run_says_by_default_under_the_current_directo
     assert not list((REPO / "playbooks").glob("report*")), "a report inside the collection"
 
 
+@pytest.mark.parametrize("extra, expected", [
+    ({"stall_timeout": 0}, "hardware_refresh_stall_timeout must be a whole number >= 1"),
+    ({"wait_timeout": -1}, "hardware_refresh_wait_timeout must be a whole number >= 1"),
+    ({"soak_seconds": "soon"}, "hardware_refresh_soak_seconds"),
+    ({"hardware_refresh_soak_second": 5}, "hardware_refresh_soak_second is not a setting of this role; "
+                                          "did you mean hardware_refresh_soak_seconds?"),
+], ids=["stall_timeout=0", "wait_timeout=-1", "soak_seconds=soon", "typo"])
+def test_bad_settings_are_refused_before_anything_is_read_or_written(hw, tmp_path, extra, expected):
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-bad", template_overrides=overrides("bad"), clusters=["l4"], **extra),
+                       tmp_path / "report", limit="hw-lab")
+    assert run.rc != 0 and expected in run.stdout, run.explain()
+    for name, m in clusters.items():
+        assert m.writes(marks[name]) == [], f"{name}: written despite a bad setting"
+        assert not [r for r in m.requests(marks[name]) if "/machinedeployments" in r["requestURI"]], name
+
+
+def test_rollback_refuses_a_revision_that_is_not_a_number(hw, tmp_path):
+    lab = mgmts(hw)["hw-lab"]
+    mark = lab.mark()
+    run = run_playbook(hw.inventory, "rollback.yml", {"revision": "two", "machine_deployments": "l4-md-0"}, tmp_path / "r",
+                       limit="hw-lab")
+    assert run.rc != 0 and "a revision number, 0 for the previous one; got two" in run.stdout, run.explain()
+    assert lab.writes(mark) == [] and lab.requests(mark) == []
+    # positive control: a valid call reads the cluster
+    ok = run_playbook(hw.inventory, "rollback.yml", {"revision": "0", "machine_deployments": "no-such-md"}, tmp_path / "ok",
+                      limit="hw-lab")
+    assert ok.rc == 0, ok.explain()
+    assert lab.requests(mark) and lab.writes(mark) == []
+
+
 def test_refresh_three_management_clusters_in_waves_with_soak(hw, tmp_path):
     clusters = mgmts(hw)
     selected = {"hw-east": ["e1-md-0", "e1-md-1"], "hw-west": ["w1-md-0", "w1-md-1"], "hw-lab": ["l1-md-0", "l1-md-1"]}

@@ -171,8 +171,8 @@ def test_finished_counters_without_a_machine_set_after_the_trigger_are_not_compl
     assert res.failed and "waiting for a MachineSet with the current template" in res["msg"], res.get("msg")
     assert "machinedeployment/default/cs-behind" in res["msg"]
     # nothing changes: the output still says every progress_interval what is waited for (a heartbeat)
-    quiet = crafted.run("capi_rollout_wait", objects=[{"name": "cs-behind"}], wait_timeout=30, stall_timeout=7,
-                        progress_interval=2)
+    quiet = crafted.run("capi_rollout_wait", objects=[{"name": "cs-behind"}], wait_timeout=60, stall_timeout=15,
+                        progress_interval=1)
     assert quiet.failed and quiet["reason"] == "stalled", quiet.get("msg")
     beats = [line for line in quiet.stdout.splitlines() if "still waiting (rollout): 0 of 1 complete" in line]
     assert len(beats) >= 2 and "waiting for a MachineSet with the current template" in beats[0], quiet.stdout

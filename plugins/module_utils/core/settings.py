@@ -19,7 +19,7 @@ MINIMUMS = {
     "hardware_refresh_soak_seconds": (0, "seconds every object must stay healthy after a wave (0: no soak)"),
     "hardware_refresh_poll_interval": (1, "seconds before a watch that could not be opened is tried again"),
     "hardware_refresh_progress_interval": (1, "seconds between heartbeats and lock renewals while waiting"),
-    "hardware_refresh_lock_duration": (10, "seconds the lock stays valid without renewal"),
+    "hardware_refresh_lock_duration": (3, "seconds the lock stays valid without renewal (renewed every third)"),
     "hardware_refresh_lock_wait_timeout": (0, "seconds to wait for another run's lock"),
 }
 

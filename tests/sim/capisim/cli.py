@@ -6,7 +6,7 @@ down    stop exactly the recorded processes (all clusters and controllers); --pu
 status  per management cluster its MachineDeployments/KubeadmControlPlanes and their counters.
 down and status read the fleet recorded in DIR; --fleet limits them to that spec's clusters.
 crds-vendor  regenerate tests/crds (reduced CRDs, provenance.yml, PROVENANCE.md) from upstream originals
-        (one directory per release, e.g. ../shared/crds with its SOURCES.md); see crds.vendor().
+        (one directory per release with its SOURCES.md); see crds.vendor().
 Progress goes to stderr; status output to stdout. Exit 1 with a message on any failure.
 """
 
@@ -35,7 +35,7 @@ def _parser():
         if name == "down":
             cmd.add_argument("--purge", action="store_true", help="also remove the state directory")
     cmd = sub.add_parser("crds-vendor", help="regenerate tests/crds from upstream CRD files")
-    cmd.add_argument("--upstream", required=True, help="upstream originals, one directory per release (e.g. ../shared/crds)")
+    cmd.add_argument("--upstream", required=True, help="upstream originals, one directory per release (capi-<tag>/, with a SOURCES.md)")
     return parser
 
 

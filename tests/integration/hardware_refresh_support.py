@@ -196,5 +196,6 @@ class Mgmt:
 
     def switches(self, mark, kind_plural, name):
         """PATCH requests of the rollout operator to one object (each template switch or undo is one)."""
-        events = self.handle.audit_log(since=mark).requests(user="rollout-operator", verbs=["patch"], resource=kind_plural)
+        events = [e for e in self.handle.audit_log(since=mark).writes(user="rollout-operator")
+                  if e.get("verb") == "patch" and e.get("objectRef", {}).get("resource") == kind_plural]
         return [e for e in events if e["objectRef"].get("name") == name and (e.get("responseStatus") or {}).get("code") == 200]

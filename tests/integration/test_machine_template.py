@@ -135,7 +135,9 @@ def test_clone_from_machine_deployment_rerun_and_roll_onto_it(env):
     assert res["template"]["metadata"]["uid"] == clone["metadata"]["uid"]
 
     requests = env.requests(mark)
-    assert len(requests) <= 6, [(e["verb"], e["requestURI"]) for e in requests]
+    # discovery, MD, group, source, target, the create as a dry run (pruning, admission), the create
+    assert len(requests) <= 7, [(e["verb"], e["requestURI"]) for e in requests]
+    assert [e["requestURI"].endswith("?dryRun=All") for e in requests if e["verb"] == "create"] == [True, False]
     writes = env.writes(mark)
     assert [(e["verb"], e["objectRef"]["resource"]) for e in writes] == [("create", "dockermachinetemplates")]
 
@@ -182,8 +184,10 @@ def test_check_mode_creates_nothing_and_diff_shows_the_object(env):
     assert res["diff"]["after_header"] == f"dockermachinetemplate/{NS}/{name} (new)"
     assert f'name: "{name}"' in res["diff"]["after"] and "kindest/node:v1.29.9" in res["diff"]["after"]
     assert "hardware: \"gen-2026\"" in res["diff"]["after"]
-    assert "uid" not in res["template"]["metadata"]
-    assert not [e for e in env.requests(mark) if e["verb"] == "create"]
+    # The create went to the API server as a dry run: what a real run would get, nothing stored.
+    (dry,) = [e for e in env.requests(mark) if e["verb"] == "create"]
+    assert "dryRun=All" in dry["requestURI"] and dry["responseStatus"]["code"] == 201
+    assert res["template"]["metadata"]["name"] == name and res["template"]["metadata"].get("creationTimestamp")
     assert not env.writes(mark)
     assert not env.exists("DockerMachineTemplate", name)
 
@@ -250,11 +254,18 @@ def test_missing_source_and_pruned_overrides(env):
     assert wrong_kind.failed and wrong_kind["reason"] == "kind_not_served"
     assert not env.writes(mark)
 
-    # a field the kind's schema does not know is dropped by the API server: a warning, and reruns still match
+    # a field the kind's schema does not know would be dropped by the API server: refused after the dry run
     typo = {"customImag": "kindest/node:v1.31.0"}
-    created = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=typo)
-    assert not created.failed, created.get("msg")
-    assert created["changed"] is True
-    assert "spec.template.spec.customImag" in created.stdout
-    rerun = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=typo)
-    assert not rerun.failed and rerun["changed"] is False, rerun.get("msg")
+    mark = env.mark()
+    refused = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=typo)
+    assert refused.failed and refused["reason"] == "pruned_fields", refused.get("msg")
+    assert "spec.template.spec.customImag" in refused["msg"] and "kubectl explain" in refused["msg"]
+    assert len(env.audit.read(mark).dry_runs(user="rollout-operator")) == 1  # positive control: it was asked
+    assert not env.writes(mark)
+    # overrides equal to the template's own values: the clone would be identical
+    source = env.get("DockerMachineTemplate", env.get("MachineDeployment", "ta-md-0")["spec"]["template"]["spec"]
+                     ["infrastructureRef"]["name"])
+    same = {"customImage": source["spec"]["template"]["spec"]["customImage"]}
+    unchanged = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=same)
+    assert unchanged.failed and unchanged["reason"] == "no_effect", unchanged.get("msg")
+    assert not env.writes(mark)

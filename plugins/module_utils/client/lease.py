@@ -91,6 +91,11 @@ class Lock(object):
             waited = int(self.clock() - started)
             if check_mode:
                 could = plan["action"] != leases.HELD
+                if could and self.write(plan) is None:
+                    conflicts += 1
+                    if conflicts < MAX_CONFLICTS:
+                        continue
+                    could = False
                 state = leases.describe(plan["view"], self.name, self.namespace)
                 return self._result(plan, holder, changed=could, would_acquire=could, waited_seconds=waited,
                                     message=f"{state}; {holder} {'could' if could else 'could not'} take it now (check mode)")
@@ -122,9 +127,9 @@ class Lock(object):
             plan = leases.plan_release(self.read(), holder, self.now(), name=self.name, namespace=self.namespace)
             if plan["action"] != leases.RELEASE:
                 return self._result(plan, holder)
-            if check_mode:
-                return self._result(plan, holder, changed=True)
             if self.write(plan) is not None:
+                if check_mode:
+                    return self._result(plan, holder, changed=True)
                 return self._result(plan, holder, changed=True, held_by=None, previous_holder=holder)
             conflicts += 1
             if conflicts >= MAX_CONFLICTS:

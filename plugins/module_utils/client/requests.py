@@ -7,6 +7,10 @@
 - Writes carry ``metadata.resourceVersion`` (see ``patch_merge``), so a concurrent change answers 409;
   ``with_conflict_retry`` re-reads, re-plans and retries a bounded number of times.
 - Every request sent is counted (``Api.count``) so a module can report what it cost.
+- ``Api.dry_run`` (check mode) sends every write as a server-side dry run (``dryRun=All``): the API
+  server authorizes, admits, validates, defaults and prunes it, answers as for the real write, and
+  stores nothing. A single write can ask for it too (``dry_run=True``), to see a result before it is
+  made.
 - Every response's ``Date`` header feeds ``Api.clock`` (client.serverclock): times this collection
   writes or compares are the API server's, not the Ansible host's.
 """
@@ -47,8 +51,9 @@ def resource_path(group, version, plural, namespace=None, name=None):
 class Api(object):
     """Requests against one API server through a client/connection.Connection."""
 
-    def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep):
+    def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep, dry_run=False):
         self.connection = connection
+        self.dry_run = dry_run
         self.attempts = attempts
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -73,10 +78,14 @@ class Api(object):
         base = min(self.backoff * (2 ** attempt), self.max_backoff)
         return base * (0.5 + random.random() / 2)
 
-    def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None):
+    def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None,
+                dry_run=False):
         """Send one logical request; returns the parsed body (or the Response for ``stream``)."""
         safe = method in SAFE_METHODS
         verb = verb or method.lower()
+        if not safe and (dry_run or self.dry_run):
+            query = dict(query or {}, dryRun="All")
+            verb += " (dry run)"
         attempt = 0
         while True:
             self.count += 1

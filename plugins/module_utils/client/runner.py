@@ -1,8 +1,10 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The flow every module shares: connect, discover, select (constant number of LISTs), plan with
-the core for every object first (any refusal fails the task with nothing written), then - unless in
-check mode - write each change with its resourceVersion (409: re-read, re-plan, retry), and wait.
+the core for every object first (any refusal fails the task with nothing written), then write each
+change with its resourceVersion (409: re-read, re-plan, retry), and wait. In check mode every write is
+sent as a server-side dry run (client.requests), so RBAC, admission and validation answer as they
+would for the real run, and nothing is waited for.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -60,7 +62,7 @@ class Run(object):
         if isinstance(kubeconfig, dict):
             module.no_log_values.update(secret_values(kubeconfig))
         try:
-            self.api = Api(Connection(auth_params(module.params), module_name=module._name))
+            self.api = Api(Connection(auth_params(module.params), module_name=module._name), dry_run=module.check_mode)
         except ConnectionConfigError as err:
             module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
         self.discovery = Discovery(self.api)
@@ -306,7 +308,7 @@ def run_change(module, verb):
             _check_templates(run, planned)
         final = {}
         for obj, plan in planned:
-            if plan["changed"] and not module.check_mode:
+            if plan["changed"]:
                 plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
             results.append(_result_entry(plan))
             if plan["changed"]:

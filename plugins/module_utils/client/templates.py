@@ -5,8 +5,10 @@
 
 Requests: the MachineDeployment / control plane when the source is taken from one (one GET, after
 ``GET /apis``), ``GET /apis`` when the source gives only an API group, one ``GET /apis/<group>/<version>``
-for the plural of the template kind, the source (GET), the target (GET) and - when it is missing
-and not in check mode - one POST. Nothing is written before every check passed.
+for the plural of the template kind, the source (GET), the target (GET) and - when it is missing - one
+POST as a server-side dry run (what the API server would prune or refuse), then, unless in check mode,
+the POST. Nothing is written before every check passed: a clone that would lose fields to pruning, or
+whose overrides change nothing, is refused.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -114,11 +116,12 @@ def get_template(api, tkind, namespace, name, ref=None):
     return obj
 
 
-def create_template(api, tkind, namespace, obj, ref=None):
+def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):
     """POST the object once; returns (created object, None), or (None, existing object) when a concurrent
-    writer created the same name first (409 AlreadyExists)."""
+    writer created the same name first (409 AlreadyExists). ``dry_run``: the API server's answer, nothing
+    stored."""
     try:
-        created = api.request("POST", tkind.path(namespace), body=obj, verb="create")
+        created = api.request("POST", tkind.path(namespace), body=obj, verb="create", dry_run=dry_run)
     except ApiError as err:
         if err.status == 409:
             existing = get_template(api, tkind, namespace, obj["metadata"]["name"], ref=ref)
@@ -169,28 +172,24 @@ def run_machine_template(module):
             existing = get_template(run.api, tkind, namespace, plan["name"], ref=plan["ref"])
         template = plan["object"]
         message = f"{plan['ref']} created from {source_ref}"
+        if existing is None:
+            # What the API server would make of the clone (pruned fields, admission, RBAC), before it is made.
+            made, existing = create_template(run.api, tkind, namespace, plan["object"], ref=plan["ref"], dry_run=True)
+            if existing is None:
+                clones.refuse_ineffective(plan, source_obj, made)
+                if module.check_mode:
+                    created, template = True, made
+                    message = f"{plan['ref']} would be created from {source_ref}"
+                else:
+                    made, existing = create_template(run.api, tkind, namespace, plan["object"], ref=plan["ref"])
+                    created, template = existing is None, made
         if existing is not None:
             outcome = plan["compare"](existing)
+            if plan["name"] != source["name"]:
+                clones.refuse_ineffective(plan, source_obj, existing)
             warnings.extend(outcome["warnings"])
             message = outcome["message"]
             template = existing
-        elif module.check_mode:
-            created = True
-            message = f"{plan['ref']} would be created from {source_ref}"
-        else:
-            made, raced = create_template(run.api, tkind, namespace, plan["object"], ref=plan["ref"])
-            if raced is not None:
-                outcome = plan["compare"](raced)
-                warnings.extend(outcome["warnings"])
-                message = outcome["message"]
-                template = raced
-            else:
-                created = True
-                template = made
-                dropped = clones.dropped_fields(plan["object"], made)
-                if dropped:
-                    warnings.append(f"{plan['ref']}: the API server did not keep {', '.join(dropped)} (not in the "
-                                    f"schema of {tkind.kind}? check overrides for typos)")
     except (RolloutError, ApiError, TransportError) as err:
         run.fail(err, changed=False)
     for warning in warnings:

@@ -200,6 +200,29 @@ def dropped_fields(planned, actual):
     return out
 
 
+def refuse_ineffective(plan, source_obj, result):
+    """Raise RolloutError (nothing written) when the template the API server makes of the plan -
+    ``result``, the answer to a dry-run create or an existing clone - lost planned fields (pruned:
+    not in the kind's schema, typically a typo in the overrides), or when overrides were given and the
+    result's ``spec.template.spec`` equals the source's: a switch to it would replace every Machine
+    with an identical one."""
+    dropped = dropped_fields(plan["object"], result)
+    if dropped:
+        raise RolloutError(
+            f"the API server drops {', '.join(dropped)}: {plan['kind']} has no such field, so the clone would not "
+            "carry it; nothing was changed", ref=plan["ref"], reason="pruned_fields",
+            hint=f"fix the field name in overrides (kubectl explain {plan['kind'].lower()}.spec.template.spec lists the "
+                 "fields the installed provider knows)")
+    if plan["overridden"] and apiversion.get_path(result, TEMPLATE_SPEC_PATH) == \
+            apiversion.get_path(source_obj, TEMPLATE_SPEC_PATH):
+        raise RolloutError(
+            f"the overrides change nothing: spec.template.spec of the clone would equal the one of "
+            f"{make_ref(plan['kind'], plan['namespace'], plan['source_ref']['name'])}, and switching to it would replace "
+            "every Machine with an identical one; nothing was changed", ref=plan["ref"], reason="no_effect",
+            hint="give overrides that differ from the current template, or restart the object to replace its Machines "
+                 "on the current template")
+
+
 # ---------------------------------------------------------------------------------------------
 # the plan
 
@@ -257,7 +280,7 @@ def plan_clone(source_obj, overrides, name=None, labels=None, annotations=None, 
     topology ownership counts too). Raises RolloutError (nothing to write) on bad input.
 
     Returns {name, namespace, kind, api_version, api_group, ref, hash, base_name, object,
-    source_ref, infrastructure_ref, changes, warnings, diff, compare}; ``compare(existing)``
+    source_ref, infrastructure_ref, changes, overridden, warnings, diff, compare}; ``compare(existing)``
     decides about an existing object of the target name: returns {changed: False, message,
     warnings} when it has the planned content, raises RolloutError (reason ``template_conflict``)
     when it differs.
@@ -320,6 +343,7 @@ def plan_clone(source_obj, overrides, name=None, labels=None, annotations=None, 
                        "namespace": namespace},
         "infrastructure_ref": {"api_group": group, "kind": kind, "name": target},
         "changes": _changes(template_spec, merged, TEMPLATE_SPEC_PATH),
+        "overridden": bool(overrides),
         "warnings": warnings,
         "diff": {"before": "", "after": diffs.to_yaml_text(obj), "before_header": f"{target_ref} (absent)",
                  "after_header": f"{target_ref} (new)"},

@@ -21,6 +21,11 @@ def _is_mark(event):
     return _MARK_PREFIX in event.get("requestURI", "")
 
 
+def is_dry_run(event):
+    """A server-side dry run (``?dryRun=All``): authorized, admitted and validated, never stored."""
+    return "dryRun=All" in event.get("requestURI", "")
+
+
 class AuditLog:
     """A list of audit events (dicts as the apiserver wrote them) with filters."""
 
@@ -41,8 +46,13 @@ class AuditLog:
                 and (resource is None or e.get("objectRef", {}).get("resource") == resource)]
 
     def writes(self, user=None):
-        """create/update/patch/delete(collection) requests, optionally of one user."""
-        return self.requests(user=user, verbs=WRITE_VERBS)
+        """create/update/patch/delete(collection) requests that change the cluster (server-side dry runs
+        left out), optionally of one user."""
+        return [e for e in self.requests(user=user, verbs=WRITE_VERBS) if not is_dry_run(e)]
+
+    def dry_runs(self, user=None):
+        """Writes sent as server-side dry runs, optionally of one user."""
+        return [e for e in self.requests(user=user, verbs=WRITE_VERBS) if is_dry_run(e)]
 
 
 class AuditReader:

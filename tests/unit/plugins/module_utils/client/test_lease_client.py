@@ -11,6 +11,7 @@ import pytest
 from ansible_collections.capi.rollout.plugins.module_utils.client.lease import Lock, LockFailed
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
 
 UTC = datetime.timezone.utc
@@ -41,10 +42,10 @@ class Clock(object):
         self.t += seconds
 
 
-def make_lock(conn, clock=None):
+def make_lock(conn, clock=None, dry_run=False):
     clock = clock or Clock()
-    return Lock(Api(conn, sleep=lambda s: None), "capi-rollout-lock", "default", now=lambda: NOW, sleep=clock.sleep,
-                clock=clock)
+    return Lock(Api(conn, sleep=lambda s: None, dry_run=dry_run), "capi-rollout-lock", "default", now=lambda: NOW,
+                sleep=clock.sleep, clock=clock)
 
 
 def methods(conn):
@@ -126,6 +127,31 @@ def test_check_mode_writes_nothing():
     assert got["would_acquire"] is False and got["acquired"] is False and got["changed"] is False
     assert "held by other" in got["message"] and "could not take it now (check mode)" in got["message"]
     assert methods(conn) == [("GET", PATH)]
+
+
+def test_check_mode_sends_the_take_and_the_release_as_dry_runs():
+    conn = FakeConnection()
+    conn.add("GET", PATH, status=404, body={"kind": "Status", "code": 404})
+    conn.add("POST", COLLECTION, status=201, body=lease("me"))
+    got = make_lock(conn, dry_run=True).acquire("me", 60, check_mode=True)
+    assert got["would_acquire"] is True and got["acquired"] is False and got["changed"] is True
+    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("POST", {"dryRun": "All"})]
+
+    conn = FakeConnection()
+    conn.add("GET", PATH, body=lease("me"))
+    conn.add("PUT", PATH, body=lease(None))
+    got = make_lock(conn, dry_run=True).release("me", check_mode=True)
+    assert got["changed"] is True and got["held_by"] == "me"
+    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("PUT", {"dryRun": "All"})]
+
+
+def test_check_mode_refused_by_rbac_fails_like_the_real_run():
+    conn = FakeConnection()
+    conn.add("GET", PATH, status=404, body={"kind": "Status", "code": 404})
+    conn.add("POST", COLLECTION, status=403, body={"kind": "Status", "code": 403, "reason": "Forbidden", "message": "no"})
+    with pytest.raises(RolloutError) as err:
+        make_lock(conn, dry_run=True).acquire("me", 60, check_mode=True)
+    assert err.value.reason == "forbidden" and "cannot create leases" in str(err.value)
 
 
 def test_release_only_by_the_holder():

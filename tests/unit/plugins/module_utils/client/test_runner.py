@@ -126,12 +126,14 @@ def test_conflict_on_a_now_paused_object_stops(conn):
     assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1
 
 
-def test_check_mode_sends_no_write_and_returns_diff(conn):
+def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     conn.add("GET", MDS, body=md_list(objs.machine_deployment()))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=objs.machine_deployment())
     out = run(FakeModule(check_mode=True, diff=True, name="md-0"))
     assert out.result["changed"] is True
-    assert all(s["method"] == "GET" for s in conn.sent)
+    writes = [s for s in conn.sent if s["method"] != "GET"]
+    assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
     assert "after:" in out.result["diff"][0]["after"]
     assert out.result["results"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
 

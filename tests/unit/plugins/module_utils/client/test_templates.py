@@ -125,10 +125,16 @@ def script_from_md(conn, target_status=404, target_body=None):
     return name
 
 
-def test_clone_from_machine_deployment_creates_with_six_requests(conn):
+def dry_run_then_create(conn, answer):
+    """The create's answer twice: to the dry run, then to the create."""
+    conn.add("POST", DMTS, status=201, body=answer)
+    conn.add("POST", DMTS, status=201, body=answer)
+
+
+def test_clone_from_machine_deployment_creates_with_seven_requests(conn):
     name = script_from_md(conn)
     plan_object = tc.plan_clone(dmt(), OVERRIDES)["object"]
-    conn.add("POST", DMTS, status=201, body=created(plan_object))
+    dry_run_then_create(conn, created(plan_object))
     done = run(FakeModule(from_object={"kind": "md", "name": "c1-md-0"}, overrides=OVERRIDES))
     assert not done.failed, done.result["msg"]
     res = done.result
@@ -141,18 +147,25 @@ def test_clone_from_machine_deployment_creates_with_six_requests(conn):
                                "after": "kindest/node:v1.31.0"}]
     assert "diff" not in res
     assert sent(conn) == [("GET", "/apis"), ("GET", MD), ("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"),
-                          ("GET", f"{DMTS}/{name}"), ("POST", DMTS)]
-    assert res["api_requests"] == 6
-    assert conn.sent[-1]["body"] == plan_object
+                          ("GET", f"{DMTS}/{name}"), ("POST", DMTS), ("POST", DMTS)]
+    assert [entry["query"] for entry in conn.sent[-2:]] == [{"dryRun": "All"}, {}]
+    assert res["api_requests"] == 7
+    assert conn.sent[-1]["body"] == conn.sent[-2]["body"] == plan_object
 
 
-def test_check_mode_sends_no_write_and_shows_the_diff(conn):
+def test_check_mode_sends_the_create_as_a_dry_run_and_shows_the_diff(conn):
     name = script_from_md(conn)
+    answer = created(tc.plan_clone(dmt(), OVERRIDES)["object"])
+    answer["metadata"]["creationTimestamp"] = "2026-12-02T05:00:00Z"
+    conn.add("POST", DMTS, status=201, body=answer)
     done = run(FakeModule(check_mode=True, diff=True, from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
     res = done.result
     assert not done.failed and res["changed"] is True and res["created"] is True
-    assert all(method == "GET" for method, _path in sent(conn))
-    assert res["template"]["metadata"]["name"] == name and "uid" not in res["template"]["metadata"]
+    writes = [entry for entry in conn.sent if entry["method"] != "GET"]
+    assert [(entry["method"], entry["query"]) for entry in writes] == [("POST", {"dryRun": "All"})]
+    # The template returned is the API server's answer to the dry run.
+    assert res["template"]["metadata"]["name"] == name
+    assert res["template"]["metadata"]["creationTimestamp"] == "2026-12-02T05:00:00Z"
     assert res["diff"]["before"] == "" and f"name: \"{name}\"" in res["diff"]["after"]
     assert "would be created" in res["message"]
 
@@ -183,11 +196,12 @@ def test_source_with_api_version_needs_no_group_list(conn):
     conn.add("GET", DISCOVERY, body=RESOURCES)
     conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
     conn.add("GET", f"{DMTS}/new", status=404, body=NOT_FOUND)
+    conn.add("POST", DMTS, status=201, body=created(tc.plan_clone(dmt(), OVERRIDES, name="new")["object"]))
     done = run(FakeModule(check_mode=True, name="new", overrides=OVERRIDES,
                           source={"name": "c1-md-0-a1b2c", "kind": "DockerMachineTemplate", "api_version": f"{INFRA}/v1beta2",
                                   "api_group": None}))
     assert not done.failed, done.result["msg"]
-    assert sent(conn) == [("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"), ("GET", f"{DMTS}/new")]
+    assert sent(conn) == [("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"), ("GET", f"{DMTS}/new"), ("POST", DMTS)]
 
 
 def test_source_with_api_group_discovers_the_version(conn):
@@ -195,11 +209,12 @@ def test_source_with_api_group_discovers_the_version(conn):
     conn.add("GET", DISCOVERY, body=RESOURCES)
     conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
     conn.add("GET", f"{DMTS}/c1-md-0-a1b2c-copy", status=404, body=NOT_FOUND)
+    conn.add("POST", DMTS, status=201, body=created(tc.plan_clone(dmt(), {}, name="c1-md-0-a1b2c-copy")["object"]))
     done = run(FakeModule(check_mode=True, name="c1-md-0-a1b2c-copy",
                           source={"name": "c1-md-0-a1b2c", "kind": "DockerMachineTemplate", "api_group": None,
                                   "api_version": None}))
     assert not done.failed, done.result["msg"]
-    assert sent(conn)[0] == ("GET", "/apis") and len(conn.sent) == 4
+    assert sent(conn)[0] == ("GET", "/apis") and len(conn.sent) == 5
 
 
 def test_v1beta1_ref_of_a_control_plane_uses_its_served_version(conn):
@@ -218,12 +233,13 @@ def test_v1beta1_ref_of_a_control_plane_uses_its_served_version(conn):
     conn.add("GET", f"{dmts}/c1-cp-1", body=source)
     name = expected_name(source)
     conn.add("GET", f"{dmts}/{name}", status=404, body=NOT_FOUND)
+    conn.add("POST", dmts, status=201, body=created(tc.plan_clone(source, OVERRIDES)["object"]))
     done = run(FakeModule(check_mode=True, from_object={"kind": "KubeadmControlPlane", "name": "c1-control-plane"},
                           overrides=OVERRIDES))
     assert not done.failed, done.result["msg"]
     assert done.result["template"]["apiVersion"] == f"{INFRA}/v1beta1"
     assert done.result["infrastructure_ref"]["name"] == name
-    assert len(conn.sent) == 5
+    assert len(conn.sent) == 6
 
 
 def test_missing_source_names_the_object_and_the_machine_deployment(conn):
@@ -275,11 +291,10 @@ def test_concurrent_create_of_the_same_template_is_unchanged(conn):
     done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
     assert not done.failed, done.result["msg"]
     assert done.result["changed"] is False
-    assert [m for m, _p in sent(conn)].count("POST") == 1
+    assert [m for m, _p in sent(conn)].count("POST") == 1 and conn.sent[-2]["query"] == {"dryRun": "All"}
 
 
-def test_pruned_fields_are_a_warning(conn):
-    overrides = dict(OVERRIDES, customImag="typo")
+def _clone_with_answer(conn, overrides, answer_spec):
     plan_object = tc.plan_clone(dmt(), overrides)["object"]
     conn.add("GET", "/apis", body=APIS)
     conn.add("GET", MD, body=md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": "c1-md-0-a1b2c"}))
@@ -287,12 +302,31 @@ def test_pruned_fields_are_a_warning(conn):
     conn.add("GET", f"{DMTS}/c1-md-0-a1b2c", body=dmt())
     conn.add("GET", f"{DMTS}/{plan_object['metadata']['name']}", status=404, body=NOT_FOUND)
     answer = created(plan_object)
-    answer["spec"]["template"]["spec"].pop("customImag")
+    answer["spec"]["template"]["spec"] = answer_spec
     conn.add("POST", DMTS, status=201, body=answer)
-    module = FakeModule(from_object={"name": "c1-md-0"}, overrides=overrides)
-    done = run(module)
-    assert not done.failed and done.result["changed"] is True
-    assert any("spec.template.spec.customImag" in text and "typos" in text for text in module.warnings)
+    return run(FakeModule(from_object={"name": "c1-md-0"}, overrides=overrides))
+
+
+def test_pruned_fields_fail_after_the_dry_run_with_nothing_written(conn):
+    # The dry run's answer lacks the typo'd field: the API server prunes what the schema does not know.
+    done = _clone_with_answer(conn, dict(OVERRIDES, customImag="typo"), {"customImage": "kindest/node:v1.31.0"})
+    assert done.failed and done.result["reason"] == "pruned_fields"
+    assert "drops spec.template.spec.customImag" in done.result["msg"] and "kubectl explain" in done.result["msg"]
+    posts = [entry for entry in conn.sent if entry["method"] == "POST"]
+    assert [entry["query"] for entry in posts] == [{"dryRun": "All"}]
+
+
+def test_overrides_that_change_nothing_fail_with_nothing_written(conn):
+    # The override repeats the source's value: the clone would be identical and replace every Machine.
+    done = _clone_with_answer(conn, {"customImage": "kindest/node:v1.30.4"}, {"customImage": "kindest/node:v1.30.4"})
+    assert done.failed and done.result["reason"] == "no_effect", done.result
+    assert "dockermachinetemplate/default/c1-md-0-a1b2c" in done.result["msg"] and "change nothing" in done.result["msg"]
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}]
+
+
+def test_no_overrides_make_a_plain_copy(conn):
+    done = _clone_with_answer(conn, {}, {"customImage": "kindest/node:v1.30.4"})
+    assert not done.failed and done.result["created"] is True, done.result
 
 
 def test_topology_owned_machine_deployment_is_refused(conn):

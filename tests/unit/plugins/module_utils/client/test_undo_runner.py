@@ -73,7 +73,8 @@ def _scene(conn, kcp_version="v1.30.2", templates=("md-0-infra-v1",), md=None):
 
 
 def _patches(conn):
-    return [s for s in conn.sent if s["method"] == "PATCH"]
+    """PATCH requests that write (not server-side dry runs)."""
+    return [s for s in conn.sent if s["method"] == "PATCH" and s["query"].get("dryRun") != "All"]
 
 
 def test_undo_reads_a_constant_set_and_writes_one_patch(conn):
@@ -102,6 +103,7 @@ def test_check_mode_and_diff_write_nothing(conn):
     out = run(UndoModule(name="md-0", check_mode=True, diff=True), verb="undo")
     assert not out.failed, out.result
     assert out.result["changed"] is True and not _patches(conn)
+    assert [s["query"] for s in conn.sent if s["method"] == "PATCH"] == [{"dryRun": "All"}]
     assert "md-0-infra-v1" in out.result["diff"][0]["after"] and "md-0-infra-v2" in out.result["diff"][0]["before"]
 
 

@@ -25,6 +25,12 @@ description:
     a clone with the same overrides names the same template and names never grow.
   - When the target exists with the same spec, nothing is changed. When it exists with a different spec, the
     task fails with nothing written (templates are immutable); give another O(name).
+  - Before the template is created, the create is sent as a server-side dry run. When the API server would drop a
+    field of the overrides (not in the kind's schema, typically a typo such as C(instanceTyp)), or when the
+    overrides change nothing (the clone's C(spec.template.spec) would equal the source's, so a switch would only
+    replace every Machine with an identical one), the task fails with nothing written and names the fields. The
+    override fields are the provider's, for example C(instanceType) for an C(AWSMachineTemplate) and
+    C(customImage) for a C(DockerMachineTemplate).
   - The source's labels (including C(cluster.x-k8s.io/cluster-name)) and annotations are copied, except those
     owned by controllers or GitOps tools (C(topology.cluster.x-k8s.io/*), C(machine-template-hash),
     C(cluster.x-k8s.io/set-name), C(app.kubernetes.io/managed-by), C(app.kubernetes.io/instance), Flux, Helm and
@@ -121,8 +127,9 @@ extends_documentation_fragment:
   - capi.rollout.targets.attributes
 attributes:
   check_mode:
-    description: Nothing is written; RV(template) is the object that would be created and RV(changed) says whether
-      it would be.
+    description: The create is sent as a server-side dry run (C(dryRun=All)) and nothing is stored; RV(template) is
+      the API server's answer (the object a real run creates, with defaults applied and unknown fields pruned) and
+      RV(changed) says whether it would be created. A real run sends the same dry run first.
     support: full
   diff_mode:
     description: Shows the whole new template (metadata and spec) as YAML when it is (would be) created.

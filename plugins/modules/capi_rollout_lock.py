@@ -86,8 +86,9 @@ extends_documentation_fragment:
   - capi.rollout.targets.attributes
 attributes:
   check_mode:
-    description: Nothing is written and nothing is waited for; RV(acquired) stays false, RV(would_acquire) says
-      whether the lock could be taken now and RV(lease) who holds it.
+    description: The take or release is sent as a server-side dry run (C(dryRun=All)), so RBAC refusals show, and
+      nothing is stored or waited for; RV(acquired) stays false, RV(would_acquire) says whether the lock could be
+      taken now and RV(lease) who holds it.
     support: full
   diff_mode:
     description: Nothing to show.

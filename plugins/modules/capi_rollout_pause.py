@@ -44,7 +44,8 @@ extends_documentation_fragment:
   - capi.rollout.targets.attributes
 attributes:
   check_mode:
-    description: Nothing is written; RV(results) says what would happen, including the patch that would be sent.
+    description: Every patch is sent as a server-side dry run (C(dryRun=All)), so RBAC, admission and validation
+      answer as in a real run and nothing is stored; RV(objects) says what would happen, including the patch.
     support: full
   diff_mode:
     description: Shows before and after of exactly the fields that would change, as YAML.
@@ -101,7 +102,7 @@ changed:
   returned: always
   type: bool
   sample: true
-results:
+objects:
   description: One entry per selected object, sorted by name.
   returned: always
   type: list

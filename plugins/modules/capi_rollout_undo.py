@@ -91,7 +91,8 @@ extends_documentation_fragment:
   - capi.rollout.targets.attributes
 attributes:
   check_mode:
-    description: Nothing is written; RV(results) says what would happen, including the patch that would be sent.
+    description: Every patch is sent as a server-side dry run (C(dryRun=All)), so RBAC, admission and validation
+      answer as in a real run and nothing is stored; RV(objects) says what would happen, including the patch.
     support: full
   diff_mode:
     description:
@@ -145,8 +146,8 @@ EXAMPLES = r'''
 
 - name: Show what would be restored
   ansible.builtin.debug:
-    msg: "revision {{ plan.results[0].from_revision }} -> {{ plan.results[0].to_revision }}:
-      {{ plan.results[0].target_template }}"
+    msg: "revision {{ plan.objects[0].from_revision }} -> {{ plan.objects[0].to_revision }}:
+      {{ plan.objects[0].target_template }}"
 
 - name: Roll back every MachineDeployment of one cluster, once per change ticket
   capi.rollout.capi_rollout_undo:
@@ -191,7 +192,7 @@ hint:
   returned: on failure
   type: str
   sample: "revisions that exist: 4 (current), 3 (record only), 2, 1 (record only)"
-results:
+objects:
   description: One entry per selected object, sorted by name.
   returned: always
   type: list

@@ -70,6 +70,9 @@ def modules_fleet(capi_version):
                 {"name": "wv", "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 # restart + wait with the Ansible host's clock ahead of / behind the API server's
                 {"name": "wk", "namespace": "team-k", "machine_deployments": [{"name": "ahead", "replicas": 1}, {"name": "behind", "replicas": 1}]},
+                # an API-server restart during a wait (slow machines, so the rollout outlasts the outage); a hang
+                {"name": "wo", "machine_deployments": [{"name": "md-0", "replicas": 2, "provision_seconds": 10}]},
+                {"name": "wh", "machine_deployments": [{"name": "md-0", "replicas": 1, "provision_seconds": 60}]},
             ],
         }],
     }
@@ -90,9 +93,10 @@ class CapiEnv:
         self.admin = self.mgmt.api("admin")
 
     # ----- running modules -----
-    def run(self, module, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}", environment=None, **params):
+    def run(self, module, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}", environment=None, loop=None,
+            **params):
         return run_module(self.fleet.inventory, self.host, module, params, check=check, diff=diff,
-                          kubeconfig=kubeconfig, environment=environment)
+                          kubeconfig=kubeconfig, environment=environment, loop=loop)
 
     # ----- audit log (user rollout-operator) -----
     def mark(self):
@@ -103,6 +107,9 @@ class CapiEnv:
 
     def writes(self, mark, user="rollout-operator"):
         return self.mgmt.audit_log(since=mark).writes(user=user)
+
+    def dry_runs(self, mark, user="rollout-operator"):
+        return self.mgmt.audit_log(since=mark).dry_runs(user=user)
 
     # ----- reading and preparing objects as admin -----
     def path(self, kind, namespace="default", name=None):

@@ -29,8 +29,9 @@ class PlaybookResult(dict):
 
 
 def run_module(inventory, host, module, params, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}",
-               environment=None, timeout=600):
-    """Run ``capi.rollout.<module>`` with ``params`` on inventory host ``host``; returns PlaybookResult."""
+               environment=None, timeout=600, loop=None):
+    """Run ``capi.rollout.<module>`` with ``params`` on inventory host ``host``; returns PlaybookResult.
+    ``loop``: run the task over these items (``{{ item }}`` in params); the result then has Ansible's ``results``."""
     with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
         out_file = Path(tmp) / "result.json"
         args = dict(params)
@@ -40,6 +41,8 @@ def run_module(inventory, host, module, params, check=False, diff=False, kubecon
                 "check_mode": check, "diff": diff}
         if environment:
             task["environment"] = environment
+        if loop is not None:
+            task["loop"] = loop
         play = [{"hosts": host, "gather_facts": False, "tasks": [
             task,
             {"name": "save", "ansible.builtin.copy": {"content": "{{ out | to_json }}", "dest": str(out_file)},

@@ -11,13 +11,13 @@ def test_pause_and_resume_machinedeployment_idempotently(capi):
     mark = capi.mark()
     res = capi.run("capi_rollout_pause", name="wc-md-0", paused=True)
     assert not res.failed, res.get("msg")
-    assert res["changed"] is True and res["results"][0]["action"] == "paused"
+    assert res["changed"] is True and res["objects"][0]["action"] == "paused"
     assert capi.get("MachineDeployment", "wc-md-0")["spec"]["paused"] is True
     assert len(capi.writes(mark)) == 1
 
     mark = capi.mark()
     again = capi.run("capi_rollout_pause", name="wc-md-0", paused=True)
-    assert again["changed"] is False and again["results"][0]["action"] == "unchanged"
+    assert again["changed"] is False and again["objects"][0]["action"] == "unchanged"
     refused = capi.run("capi_rollout_restart", name="wc-md-0")
     assert refused.failed and refused["reason"] == "paused"
     assert refused["msg"].startswith("machinedeployment/default/wc-md-0: ")
@@ -25,7 +25,7 @@ def test_pause_and_resume_machinedeployment_idempotently(capi):
     assert not capi.writes(mark)
 
     res = capi.run("capi_rollout_pause", name="wc-md-0", paused=False)
-    assert res["changed"] is True and res["results"][0]["action"] == "resumed"
+    assert res["changed"] is True and res["objects"][0]["action"] == "resumed"
     assert capi.get("MachineDeployment", "wc-md-0")["spec"].get("paused") in (False, None)
     assert capi.run("capi_rollout_pause", name="wc-md-0", paused=False)["changed"] is False
 
@@ -34,7 +34,7 @@ def test_pause_and_resume_control_plane_with_the_annotation(capi):
     res = capi.run("capi_rollout_pause", kind="KubeadmControlPlane", name="wc-control-plane", paused=True,
                    rollout_id="freeze-1", reason="change freeze")
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["action"] == "paused"
+    assert res["objects"][0]["action"] == "paused"
     kcp = capi.get("KubeadmControlPlane", "wc-control-plane")
     assert PAUSED in kcp["metadata"]["annotations"]
     mark = capi.mark()
@@ -45,7 +45,7 @@ def test_pause_and_resume_control_plane_with_the_annotation(capi):
     assert not capi.writes(mark)
 
     res = capi.run("capi_rollout_pause", kind="kcp", name="wc-control-plane", paused=False, diff=True)
-    assert res["changed"] is True and res["results"][0]["patch_type"] == "json"
+    assert res["changed"] is True and res["objects"][0]["patch_type"] == "json"
     assert "cluster.x-k8s.io/paused" in res["diff"][0]["before"]
     assert PAUSED not in (capi.get("KubeadmControlPlane", "wc-control-plane")["metadata"].get("annotations") or {})
 
@@ -73,7 +73,7 @@ def test_guard_paused_cluster(capi):
 def test_guard_future_trigger_and_force(capi):
     later = capi.utc_in(86400)
     res = capi.run("capi_rollout_restart", name="wc-md-2", after=later)
-    assert res["results"][0]["action"] == "scheduled"
+    assert res["objects"][0]["action"] == "scheduled"
     mark = capi.mark()
     refused = capi.run("capi_rollout_restart", name="wc-md-2")
     assert refused.failed and refused["reason"] == "rollout_scheduled"
@@ -82,7 +82,7 @@ def test_guard_future_trigger_and_force(capi):
     assert not capi.writes(mark)
     even_later = capi.utc_in(2 * 86400)
     res = capi.run("capi_rollout_restart", name="wc-md-2", after=even_later, force=True)
-    assert res["changed"] is True and res["results"][0]["rollout_after"] == even_later
+    assert res["changed"] is True and res["objects"][0]["rollout_after"] == even_later
     info = capi.run("capi_rollout_info", name="wc-md-2")["resources"][0]
     assert info["rollout"]["after"] == even_later and info["rollout"]["pending"] is True
 
@@ -96,5 +96,5 @@ def test_topology_owned_template_switch_refused_plain_restart_allowed(capi):
     assert not capi.writes(mark)
     res = capi.run("capi_rollout_restart", name="wt-md-0", wait=True, wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["action"] == "restarted"
-    assert res["results"][0]["status"]["rollout"]["complete"] is True
+    assert res["objects"][0]["action"] == "restarted"
+    assert res["objects"][0]["status"]["rollout"]["complete"] is True

@@ -26,7 +26,7 @@ def test_restart_and_wait_creates_exactly_one_new_machineset(capi):
     res = capi.run("capi_rollout_restart", name="wa-md-0", wait=True, wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
     assert res["changed"] is True
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted" and entry["revision_before"] == revision
     after_field = "after" if capi.version == "v1beta2" else "rolloutAfter"
     spec_patch = entry["patch"]["spec"]["rollout"] if capi.version == "v1beta2" else entry["patch"]["spec"]
@@ -65,7 +65,7 @@ def test_restart_control_plane_within_request_budget(capi):
     mark = capi.mark()
     res = capi.run("capi_rollout_restart", kind="KubeadmControlPlane", name="wa-control-plane")
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["action"] == "restarted"
+    assert res["objects"][0]["action"] == "restarted"
     requests = capi.requests(mark)
     assert len(requests) <= 4, [e["requestURI"] for e in requests]
     assert len(capi.writes(mark)) == 1
@@ -84,8 +84,8 @@ def test_deferred_restart_fires_once_its_time_passes(capi):
     mark = capi.mark()
     res = capi.run("capi_rollout_restart", name="wb-md-0", after=when)
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["action"] == "scheduled"
-    assert res["results"][0]["rollout_after"] == when
+    assert res["objects"][0]["action"] == "scheduled"
+    assert res["objects"][0]["rollout_after"] == when
     assert len(capi.requests(mark)) <= 4
 
     info = capi.run("capi_rollout_info", name="wb-md-0")["resources"][0]
@@ -113,7 +113,7 @@ def test_template_switch(capi):
     res = capi.run("capi_rollout_restart", name="wb-md-1", infrastructure_ref={"name": new_template}, wait=True,
                    wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted"
     assert entry["status"]["template"]["infrastructure_ref"]["name"] == new_template
     assert entry["status"]["template"]["infrastructure_ref"]["kind"] == "DockerMachineTemplate"
@@ -130,8 +130,8 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     res = capi.run("capi_rollout_restart", namespace="team-m", cluster_name="wm", rollout_id="CHG-1",
                    reason="integration test", wait=True, wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
-    assert [e["name"] for e in res["results"]] == ["wm-md-0", "wm-md-1", "wm-md-2"]
-    assert all(e["action"] == "restarted" and e["status"]["rollout"]["complete"] for e in res["results"])
+    assert [e["name"] for e in res["objects"]] == ["wm-md-0", "wm-md-1", "wm-md-2"]
+    assert all(e["action"] == "restarted" and e["status"]["rollout"]["complete"] for e in res["objects"])
     requests = capi.requests(mark)
     lists = [e for e in requests if e["verb"] == "list" and "/machinesets" not in e["requestURI"]]
     assert len(lists) == 1, [e["requestURI"] for e in lists]
@@ -146,7 +146,7 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     again = capi.run("capi_rollout_restart", namespace="team-m", cluster_name="wm", rollout_id="CHG-1")
     assert not again.failed, again.get("msg")
     assert again["changed"] is False
-    assert all(e["action"] == "unchanged" and e["patch"] is None for e in again["results"])
+    assert all(e["action"] == "unchanged" and e["patch"] is None for e in again["objects"])
     subset = capi.run("capi_rollout_restart", namespace="team-m", names=["wm-md-0", "wm-md-1"], rollout_id="CHG-1")
     assert subset["changed"] is False
     assert not capi.writes(mark)
@@ -162,7 +162,7 @@ def test_check_mode_writes_nothing_and_shows_the_diff(capi):
     res = capi.run("capi_rollout_restart", name="wc-md-1", rollout_id="dry", check=True, diff=True)
     assert not res.failed, res.get("msg")
     assert res["changed"] is True
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted"
     assert entry["patch"]["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]
     (diff,) = res["diff"]
@@ -172,7 +172,23 @@ def test_check_mode_writes_nothing_and_shows_the_diff(capi):
     pause = capi.run("capi_rollout_pause", name="wc-md-1", paused=True, check=True, diff=True)
     assert pause["changed"] is True and pause["diff"][0]["after"] == "spec:\n  paused: true\n"
     assert not capi.writes(mark)
+    # positive control: the restart and the pause were sent, as server-side dry runs
+    assert [e["verb"] for e in capi.dry_runs(mark)] == ["patch", "patch"]
     assert capi.get("MachineDeployment", "wc-md-1")["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]
+
+
+def test_check_diff_in_a_loop_shows_every_diff(capi):
+    """The modules return ``objects``, not ``results``: Ansible's callback takes a top-level ``results`` for loop
+    results, which hid the diff of every looped item in ``--check --diff``."""
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", namespace="default", name="{{ item }}", rollout_id="dry-loop", check=True,
+                   diff=True, loop=["wc-md-0", "wc-md-1"])
+    assert not res.failed, res.stdout
+    assert [item["objects"][0]["name"] for item in res["results"]] == ["wc-md-0", "wc-md-1"]
+    for name in ("wc-md-0", "wc-md-1"):
+        assert f"machinedeployment/default/{name} (after)" in res.stdout, res.stdout
+    assert not capi.writes(mark)
+    assert len(capi.dry_runs(mark)) == 2  # positive control: both patches went to the API server
 
 
 def _faketime_library():
@@ -198,7 +214,7 @@ def test_restart_and_wait_with_the_host_clock_off(capi, skew):
     res = capi.run("capi_rollout_restart", namespace="team-k", name=name, wait=True, wait_timeout=90, stall_timeout=60,
                    environment=faked)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True
     after = capi.machine_sets(name, "team-k")
     new = set(after) - set(before)
@@ -213,3 +229,32 @@ def test_restart_and_wait_with_the_host_clock_off(capi, skew):
 
 def _parse(text):
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+
+
+def test_check_mode_with_read_only_credentials_fails_as_the_real_run_would(capi):
+    """The viewer may read but not patch: the dry run gets the real run's 403, not a green 'changed'."""
+    viewer = str(capi.mgmt.kubeconfig("viewer"))
+    res = capi.run("capi_rollout_restart", name="wc-md-0", rollout_id="dry-viewer", check=True, kubeconfig=viewer)
+    assert res.failed and res["reason"] == "forbidden", res
+    assert "patch" in res["msg"] and res["msg"].startswith("machinedeployment/default/wc-md-0: ")
+    # positive control: the same call with the operator's credentials passes its dry run
+    ok = capi.run("capi_rollout_restart", name="wc-md-0", rollout_id="dry-viewer", check=True)
+    assert not ok.failed and ok["changed"] is True, ok.get("msg")
+
+
+def test_lock_in_check_mode_sends_dry_runs_and_changes_nothing(capi):
+    lease_path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/it-lock-dry"
+    lock = {"name": "it-lock-dry", "namespace": "default", "holder": "it/me"}
+    mark = capi.mark()
+    planned = capi.run("capi_rollout_lock", check=True, **lock)
+    assert not planned.failed and planned["would_acquire"] is True and planned["acquired"] is False, planned
+    taken = capi.run("capi_rollout_lock", **lock)
+    assert not taken.failed and taken["acquired"] is True, taken.get("msg")
+    release_planned = capi.run("capi_rollout_lock", state="released", check=True, **lock)
+    assert not release_planned.failed and release_planned["changed"] is True, release_planned
+    assert capi.admin.get(lease_path)["spec"]["holderIdentity"] == "it/me"
+    assert [e["verb"] for e in capi.writes(mark)] == ["create"]
+    assert [e["verb"] for e in capi.dry_runs(mark)] == ["create", "update"]
+    released = capi.run("capi_rollout_lock", state="released", **lock)
+    assert not released.failed and released["changed"] is True
+    assert "holderIdentity" not in capi.admin.get(lease_path)["spec"]

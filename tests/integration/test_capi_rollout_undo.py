@@ -101,7 +101,7 @@ def switch(capi, name, suffix, wait=True):
     res = capi.run("capi_rollout_restart", namespace=NS, name=name, infrastructure_ref={"name": new},
                    **(WAIT if wait else {}))
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["action"] == "restarted"
+    assert res["objects"][0]["action"] == "restarted"
     if wait:
         settle(capi, name)
     return new
@@ -156,7 +156,7 @@ def test_switch_undo_and_undo_again(env):
     mark = capi.mark()
     res = undo(capi, name, reason="bad image", environment={"JOB_ID": "77", "AWX_HOST": "awx.example.com"}, **WAIT)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "rolled_back" and res["changed"] is True
     assert (entry["from_revision"], entry["to_revision"], entry["history_revision"]) == (2, 1, 3)
     assert entry["target_source"] == ("record" if capi.capi_version == "v1.14" else "machineset")
@@ -192,7 +192,7 @@ def test_switch_undo_and_undo_again(env):
         assert reused[0]["metadata"]["annotations"][REVISION_HISTORY] == "1"
     again = undo(capi, name, **WAIT)
     assert not again.failed, again.get("msg")
-    (entry,) = again["results"]
+    (entry,) = again["objects"]
     assert (entry["from_revision"], entry["to_revision"], entry["history_revision"]) == (3, 2, 4)
     assert entry["target_source"] == ("record" if capi.capi_version == "v1.14" else "machineset")
     assert infra_of(md_of(capi, name)) == template_b
@@ -244,7 +244,7 @@ def test_to_revision_known_only_from_the_record_and_history_info(env):
 
     res = undo(capi, name, to_revision=1, **WAIT)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["to_revision"] == 1 and entry["target_source"] == "record"
     assert infra_of(md_of(capi, name)) == template_a
     assert entry["status"]["rollout"]["complete"] is True
@@ -291,7 +291,7 @@ def test_clusterctl_case_of_a_change_made_outside_the_collection(env):
     sets_before = sets_of(capi, name)
     res = undo(capi, name, to_revision=1, **WAIT)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["target_source"] == "machineset" and entry["to_revision"] == 1
     after = md_of(capi, name)
     assert after["spec"]["template"]["spec"]["version"] == before["spec"]["template"]["spec"]["version"]
@@ -348,7 +348,7 @@ def test_topology_owned_is_refused_unless_forced(env):
     assert not capi.writes(mark)
     res = undo(capi, name, force=True)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "rolled_back" and infra_of(md_of(capi, name)) == template_a
     assert any("topology controller reverts" in w for w in entry["warnings"])
 
@@ -372,7 +372,7 @@ def test_version_skew_against_the_control_plane_is_refused_unless_forced(env, ru
 
     res = undo(capi, name, to_revision=1, force=True)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "rolled_back"
     assert any(w.startswith("ignored because force=true: ") and words in w for w in entry["warnings"])
     after = md_of(capi, name)
@@ -414,7 +414,7 @@ def test_check_mode_writes_nothing_and_rollout_id_is_idempotent(env):
     res = undo(capi, name, rollout_id="undo-1", check=True, diff=True)
     assert not res.failed, res.get("msg")
     assert res["changed"] is True
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "rolled_back" and entry["to_revision"] == 1
     assert entry["patch"]["metadata"]["resourceVersion"] == md["metadata"]["resourceVersion"]
     (diff,) = res["diff"]
@@ -430,7 +430,7 @@ def test_check_mode_writes_nothing_and_rollout_id_is_idempotent(env):
     again = undo(capi, name, rollout_id="undo-1")
     assert not again.failed, again.get("msg")
     assert again["changed"] is False
-    assert again["results"][0]["action"] == "unchanged" and "undo-1 was already applied" in again["results"][0]["message"]
+    assert again["objects"][0]["action"] == "unchanged" and "undo-1 was already applied" in again["objects"][0]["message"]
     assert not capi.writes(mark)
     assert infra_of(md_of(capi, name)) == template_a
     assert [e["action"] for e in record_of(capi, name)] == ["restarted", "rolled_back", "restarted"]
@@ -440,15 +440,15 @@ def test_history_stays_within_history_limit(env):
     capi, name = env, "ua-bound"
     results = run_looped(capi, "capi_rollout_restart", {"namespace": NS, "name": name, "history_limit": 10}, 12)
     assert len(results) == 12
-    assert all(not r.get("failed") and r["results"][0]["action"] == "restarted" for r in results), \
-        [r.get("msg") or r["results"][0]["message"] for r in results]
+    assert all(not r.get("failed") and r["objects"][0]["action"] == "restarted" for r in results), \
+        [r.get("msg") or r["objects"][0]["message"] for r in results]
     record = record_of(capi, name)
     assert len(record) == 10
     revisions = [e["revision"] for e in record]
     assert revisions == list(range(revisions[0], revisions[0] + 10)) and revisions[-1] == 13
     assert all(e["action"] == "restarted" and e.get("actor") for e in record)
     assert len(md_of(capi, name)["metadata"]["annotations"][HISTORY].encode("utf-8")) < 16 * 1024
-    assert results[-1]["results"][0]["history_revision"] == 13
+    assert results[-1]["objects"][0]["history_revision"] == 13
 
     res = capi.run("capi_rollout_restart", namespace=NS, name=name, history_limit=3)
     assert not res.failed, res.get("msg")

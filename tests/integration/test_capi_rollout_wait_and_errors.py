@@ -1,4 +1,7 @@
-"""Stall detection, wait timeout and error messages against local management clusters."""
+"""Stall detection, wait timeout, outages and error messages against local management clusters."""
+
+import threading
+import time
 
 import pytest
 
@@ -15,8 +18,8 @@ def test_stall_and_wait_timeout_with_a_failing_template(capi):
     assert "machinedeployment/default/wf-md-0" in res["msg"]
     assert "stall_timeout=15s" in res["msg"]
     assert "not ready" in res["msg"] or "ScalingUp" in res["msg"] or "RollingOut" in res["msg"], res["msg"]
-    assert res["changed"] is True and res["results"][0]["action"] == "restarted"
-    assert res["results"][0]["status"]["rollout"]["complete"] is False
+    assert res["changed"] is True and res["objects"][0]["action"] == "restarted"
+    assert res["objects"][0]["status"]["rollout"]["complete"] is False
     assert res["progress"]
 
     res = capi.run("capi_rollout_info", name="wf-md-0", wait=True, wait_timeout=5, stall_timeout=300)
@@ -34,10 +37,10 @@ def test_a_kubelet_on_another_version_holds_the_rollout_on_v1_14(capi):
     if capi.capi_version == "v1.14":
         assert res.failed and res["reason"] == "stalled", res.get("msg")
         assert "Node.status.nodeInfo.kubeletVersion v1.30.3, v1.30.4 required" in res["msg"], res["msg"]
-        assert res["results"][0]["status"]["rollout"]["complete"] is False
+        assert res["objects"][0]["status"]["rollout"]["complete"] is False
     else:
         assert not res.failed, res.get("msg")
-        assert res["results"][0]["status"]["rollout"]["complete"] is True
+        assert res["objects"][0]["status"]["rollout"]["complete"] is True
 
 
 def test_errors_name_the_object_and_the_next_step(capi):
@@ -72,3 +75,67 @@ def test_errors_name_the_object_and_the_next_step(capi):
     down = capi.run("capi_rollout_info", host="https://127.0.0.1:1", api_key="not-a-real-token")
     assert down.failed and down["reason"] == "unreachable", down["msg"]
     assert "127.0.0.1:1" in down["msg"]
+
+
+def _in_background(call):
+    """Run ``call`` in a thread; returns a function that joins it and returns its result (or raises its error)."""
+    box = {}
+
+    def target():
+        try:
+            box["result"] = call()
+        except Exception as err:  # pylint: disable=broad-except  # handed to the test thread
+            box["error"] = err
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+
+    def join(timeout):
+        thread.join(timeout)
+        assert not thread.is_alive(), f"still running after {timeout}s"
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+    return join
+
+
+def _until(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout}s"
+        time.sleep(0.2)
+
+
+@pytest.mark.needs_controller
+def test_an_api_server_restart_during_the_wait_does_not_fail_it(capi):
+    """15 s without an API server in the middle of a rollout: the watch and the lists wait it out."""
+    before = capi.get("MachineDeployment", "wo-md-0")["metadata"]["resourceVersion"]
+    join = _in_background(lambda: capi.run("capi_rollout_restart", name="wo-md-0", rollout_id="outage", wait=True,
+                                           wait_timeout=300, stall_timeout=120, poll_interval=1))
+    _until(lambda: capi.get("MachineDeployment", "wo-md-0")["metadata"]["resourceVersion"] != before, 60, "the restart")
+    time.sleep(2)
+    capi.mgmt.restart_apiserver(down_seconds=15)
+    res = join(400)
+    assert not res.failed, res.get("msg")
+    (entry,) = res["objects"]
+    assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True, entry
+
+
+@pytest.mark.needs_controller
+def test_wait_timeout_holds_while_the_api_server_hangs(capi):
+    before = capi.get("MachineDeployment", "wh-md-0")["metadata"]["resourceVersion"]
+    started = time.monotonic()
+    join = _in_background(lambda: capi.run("capi_rollout_restart", name="wh-md-0", rollout_id="hang", wait=True,
+                                           wait_timeout=12, stall_timeout=300))
+    _until(lambda: capi.get("MachineDeployment", "wh-md-0")["metadata"]["resourceVersion"] != before, 60, "the restart")
+    capi.mgmt.freeze_apiserver()
+    try:
+        res = join(120)
+        took = time.monotonic() - started
+    finally:
+        capi.mgmt.thaw_apiserver()
+    assert res.failed, res
+    assert res["reason"] in ("wait_timeout", "unreachable"), res
+    assert "machinedeployment/default/wh-md-0" in res["msg"] or "no answer" in res["msg"], res["msg"]
+    # wait_timeout (12 s) + the request grace (5 s) + ansible-playbook's start and end, not a request's 60 s
+    assert took < 45, took

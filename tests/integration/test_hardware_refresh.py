@@ -74,8 +74,10 @@ def test_check_mode_prints_the_plan_and_writes_nothing(hw, tmp_path):
 def test_the_report_goes_where_the_run_says_by_default_under_the_current_directory(hw, tmp_path):
     """No report_dir: report/<refresh_id> in the directory ansible-playbook runs in, the same path printed and
     published as the rollout_report_dir artifact (never inside the collection)."""
+    # survey answers are text: "yes" / "false" are booleans to the role (the positive control of "maybe")
     run = run_playbook(hw.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-where", template_overrides=overrides("where"), clusters=["l4"]),
+                       dict(FAST, refresh_id="it-where", template_overrides=overrides("where"), clusters=["l4"],
+                            undo_on_failure="yes", canary="false", control_plane="no"),
                        None, check=True, limit="hw-lab", cwd=tmp_path)
     assert run.rc == 0, run.explain()
     where = tmp_path / "report" / "it-where"
@@ -90,7 +92,10 @@ def test_the_report_goes_where_the_run_says_by_default_under_the_current_directo
     ({"soak_seconds": "soon"}, "hardware_refresh_soak_seconds"),
     ({"hardware_refresh_soak_second": 5}, "hardware_refresh_soak_second is not a setting of this role; "
                                           "did you mean hardware_refresh_soak_seconds?"),
-], ids=["stall_timeout=0", "wait_timeout=-1", "soak_seconds=soon", "typo"])
+    ({"undo_on_failure": "maybe"}, "argument 'hardware_refresh_undo_on_failure' is of type str and we were unable to "
+                                   "convert to bool"),
+    ({"canary": "perhaps"}, "argument 'hardware_refresh_canary' is of type str"),
+], ids=["stall_timeout=0", "wait_timeout=-1", "soak_seconds=soon", "typo", "undo_on_failure=maybe", "canary=perhaps"])
 def test_bad_settings_are_refused_before_anything_is_read_or_written(hw, tmp_path, extra, expected):
     clusters = mgmts(hw)
     marks = {name: m.mark() for name, m in clusters.items()}
@@ -101,6 +106,35 @@ def test_bad_settings_are_refused_before_anything_is_read_or_written(hw, tmp_pat
     for name, m in clusters.items():
         assert m.writes(marks[name]) == [], f"{name}: written despite a bad setting"
         assert not [r for r in m.requests(marks[name]) if "/machinedeployments" in r["requestURI"]], name
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["check", "apply"])
+def test_a_typo_in_the_overrides_fails_the_dry_run_as_it_fails_the_real_run(hw, tmp_path, check):
+    """The API server would prune the unknown field: the clone's dry run shows it, the object is blocked and,
+    with on_blocked fail, check mode fails with the real run's failure and exit code; nothing is written."""
+    lab = mgmts(hw)["hw-lab"]
+    mark = lab.mark()
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-typo", template_overrides={"customImag": "kindest/node:typo"}, clusters=["l4"]),
+                       tmp_path / "report", check=check, limit="hw-lab")
+    assert run.rc == 2, run.explain()
+    entry = run.cluster("hw-lab")
+    assert entry["result"] == "failed", entry
+    assert "1 object(s) blocked" in entry["failure_reason"] and "l4-md-0" in entry["failure_reason"], entry
+    assert "drops spec.template.spec.customImag" in entry["failure_reason"], entry
+    assert lab.writes(mark) == []
+    # positive control: the clone was asked of the API server, as a dry run
+    assert [e["objectRef"]["resource"] for e in lab.handle.audit_log(since=mark).dry_runs(user="rollout-operator")] \
+        == ["dockermachinetemplates"]
+    if check:
+        # on_blocked skip: the object is left out and the dry run succeeds, as the real run would
+        skip = run_playbook(hw.inventory, "hardware_refresh.yml",
+                            dict(FAST, refresh_id="it-typo", template_overrides={"customImag": "kindest/node:typo"},
+                                 clusters=["l4"], on_blocked="skip"), tmp_path / "skip", check=True, limit="hw-lab")
+        assert skip.rc == 0, skip.explain()
+        (obj,) = skip.cluster("hw-lab")["objects"]
+        assert obj["action"] == "skip" and "customImag" in " ".join(obj["blockers"]), obj
+        assert lab.writes(mark) == []
 
 
 def test_rollback_refuses_a_revision_that_is_not_a_number(hw, tmp_path):

@@ -153,7 +153,7 @@ def test_clone_from_machine_deployment_rerun_and_roll_onto_it(env):
     restart = env.run("capi_rollout_restart", namespace=NS, name="ta-md-0", infrastructure_ref=ref, wait=True,
                       wait_timeout=300, stall_timeout=120)
     assert not restart.failed, restart.get("msg")
-    assert restart["results"][0]["status"]["rollout"]["complete"] is True
+    assert restart["objects"][0]["status"]["rollout"]["complete"] is True
     assert env.current_template() == ref["name"]
     assert md_complete(env)
 

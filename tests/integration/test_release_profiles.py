@@ -57,7 +57,7 @@ def test_restart_wait_and_undo_of_a_machine_deployment(rel):
     before = rel.machine_sets("wr-md-0")
     res = rel.run("capi_rollout_restart", name="wr-md-0", **WAIT)
     assert not res.failed, res.get("msg")
-    (entry,) = res["results"]
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True
     after = rel.machine_sets("wr-md-0")
     new = set(after) - set(before)
@@ -71,10 +71,10 @@ def test_restart_wait_and_undo_of_a_machine_deployment(rel):
     first = rel.get("MachineDeployment", "wr-md-0")["spec"]["template"]["spec"]["infrastructureRef"]["name"]
     switched = rel.run("capi_rollout_restart", name="wr-md-0", infrastructure_ref={"name": rel.copy_template("wr-md-0", "-b")},
                        **WAIT)
-    assert not switched.failed and switched["results"][0]["status"]["rollout"]["complete"] is True, switched.get("msg")
+    assert not switched.failed and switched["objects"][0]["status"]["rollout"]["complete"] is True, switched.get("msg")
     undone = rel.run("capi_rollout_undo", name="wr-md-0", **WAIT)
     assert not undone.failed, undone.get("msg")
-    (entry,) = undone["results"]
+    (entry,) = undone["objects"]
     assert entry["action"] == "rolled_back" and entry["target_source"] == "record"
     assert entry["status"]["rollout"]["complete"] is True
     md = rel.get("MachineDeployment", "wr-md-0")
@@ -88,7 +88,7 @@ def test_restart_and_wait_of_the_control_plane(rel):
     machines = rel.machines(selector)
     res = rel.run("capi_rollout_restart", kind="KubeadmControlPlane", name="wr-control-plane", **WAIT)
     assert not res.failed, res.get("msg")
-    assert res["results"][0]["status"]["rollout"]["complete"] is True
+    assert res["objects"][0]["status"]["rollout"]["complete"] is True
     now = rel.machines(selector)
     assert machines and now and not set(now) & set(machines)
 
@@ -134,7 +134,7 @@ def test_clusterctl_restart_on_the_same_second_is_reported_with_the_upstream_bug
 
 def test_pause_and_resume(rel):
     res = rel.run("capi_rollout_pause", name="wr-md-2", paused=True)
-    assert not res.failed and res["results"][0]["action"] == "paused"
+    assert not res.failed and res["objects"][0]["action"] == "paused"
     assert rel.get("MachineDeployment", "wr-md-2")["spec"]["paused"] is True
     refused = rel.run("capi_rollout_restart", name="wr-md-2")
     assert refused.failed and refused["reason"] == "paused"
@@ -142,7 +142,7 @@ def test_pause_and_resume(rel):
     assert PAUSED in rel.get("KubeadmControlPlane", "wr-control-plane")["metadata"]["annotations"]
     for kind, name in (("MachineDeployment", "wr-md-2"), ("KubeadmControlPlane", "wr-control-plane")):
         res = rel.run("capi_rollout_pause", kind=kind, name=name, paused=False)
-        assert not res.failed and res["results"][0]["action"] == "resumed"
+        assert not res.failed and res["objects"][0]["action"] == "resumed"
 
 
 def test_small_hardware_refresh(rel, tmp_path):

@@ -227,9 +227,9 @@ class Connection(object):
                 method, self.url(path, query), body=payload, headers=self._headers(content_type if payload else None),
                 retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read))
         except urllib3.exceptions.HTTPError as err:
-            raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
+            raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         except (OSError, ValueError) as err:
-            raise TransportError(self.host, str(err), tls=is_tls_failure(err))
+            raise TransportError(self.host, str(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         if stream and resp.status < 300:
             return Response(resp.status, resp.headers, raw=resp)
         try:
@@ -239,6 +239,18 @@ class Connection(object):
         finally:
             resp.release_conn()
         return Response(resp.status, resp.headers, data=_decode(data))
+
+
+def _not_connected(err):
+    """Whether the error came before a connection was open (refused, connect timeout): nothing was sent."""
+    connect_errors = (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError, ConnectionRefusedError)
+    seen = 0
+    while err is not None and seen < 10:
+        if isinstance(err, connect_errors):
+            return True
+        err = getattr(err, "reason", None) or err.__cause__ or err.__context__
+        seen += 1
+    return False
 
 
 def _cause_text(err):

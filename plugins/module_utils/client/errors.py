@@ -33,10 +33,12 @@ class ApiError(Exception):
 class TransportError(Exception):
     """No HTTP answer at all: connection refused, DNS, timeout, TLS handshake failure."""
 
-    def __init__(self, host, cause, tls=False):
+    def __init__(self, host, cause, tls=False, sent=True):
         self.host = host
         self.cause = cause
         self.tls = tls
+        # False when no connection could be opened: the request never left this host (safe to send again)
+        self.sent = sent
         super(TransportError, self).__init__(f"{host}: {cause}")
 
 

@@ -2,8 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """REST calls with the collection's retry rules, request counting, and watch streams.
 
-- Safe requests (GET, LIST, WATCH) are retried with exponential backoff on 429, 5xx and connection
-  errors (Retry-After is honoured); writes are sent exactly once (no blind re-sends).
+- Safe requests (GET, LIST, WATCH) are retried with exponential backoff and jitter on 429, 5xx and
+  connection errors (Retry-After is honoured); writes are sent exactly once (no blind re-sends), except
+  when the connection could not even be opened (nothing was sent).
+- Retries: ``attempts`` tries while the API server has never answered in this run (a wrong address or
+  port fails fast); once it has answered, an outage (a restarting API server) is retried for
+  ``outage_seconds``, or while a wait runs until its ``deadline``: that deadline also bounds every
+  request's timeouts, so a hanging API server cannot hold a task past its own timeout.
 - Writes carry ``metadata.resourceVersion`` (see ``patch_merge``), so a concurrent change answers 409;
   ``with_conflict_retry`` re-reads, re-plans and retries a bounded number of times.
 - Every request sent is counted (``Api.count``) so a module can report what it cost.
@@ -32,6 +37,8 @@ except ImportError:  # the module reports the missing kubernetes/urllib3 before 
     StreamError = OSError
 
 RETRYABLE_STATUS = (429, 500, 502, 503, 504)
+# How long an API server that has answered may be away (a restart takes 10-20 s) before a read fails.
+DEFAULT_OUTAGE_SECONDS = 60.0
 SAFE_METHODS = ("GET", "HEAD")
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -51,9 +58,14 @@ def resource_path(group, version, plural, namespace=None, name=None):
 class Api(object):
     """Requests against one API server through a client/connection.Connection."""
 
-    def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep, dry_run=False):
+    def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep, dry_run=False,
+                 outage_seconds=DEFAULT_OUTAGE_SECONDS, clock=time.monotonic):
         self.connection = connection
         self.dry_run = dry_run
+        self.outage_seconds = outage_seconds
+        self.clock_seconds = clock
+        self.deadline = None  # monotonic seconds; see the module docstring
+        self.reached = False  # whether the API server answered in this run
         self.attempts = attempts
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -78,6 +90,28 @@ class Api(object):
         base = min(self.backoff * (2 ** attempt), self.max_backoff)
         return base * (0.5 + random.random() / 2)
 
+    def _retry_pause(self, attempt, started, headers=None):
+        """Seconds to pause before the next try, or None when no time is left for one."""
+        delay = self._delay(attempt, headers)
+        now = self.clock_seconds()
+        if self.deadline is not None and now + delay >= self.deadline:
+            return None
+        # While a wait runs, an outage is waited out until the wait's own end.
+        budget_end = self.deadline if self.deadline is not None else started + self.outage_seconds
+        if attempt + 1 < self.attempts or (self.reached and now + delay < budget_end):
+            return delay
+        return None
+
+    def _timeouts(self, timeout):
+        """(connect, read) seconds for one request, cut to the time left before the deadline."""
+        connect, read = timeout or (10.0, 60.0)
+        if self.deadline is None:
+            return timeout
+        left = self.deadline - self.clock_seconds()
+        if left <= 0:
+            raise TransportError(self.host, "no answer in the time the task has left (its timeout has passed)")
+        return (min(connect, left), min(read, left))
+
     def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None,
                 dry_run=False):
         """Send one logical request; returns the parsed body (or the Response for ``stream``)."""
@@ -87,24 +121,28 @@ class Api(object):
             query = dict(query or {}, dryRun="All")
             verb += " (dry run)"
         attempt = 0
+        started = self.clock_seconds()
         while True:
             self.count += 1
             try:
                 resp = self.connection.send(method, path, query=query, body=body, content_type=content_type,
-                                            stream=stream, timeout=timeout)
-            except TransportError:
+                                            stream=stream, timeout=self._timeouts(timeout))
+            except TransportError as err:
                 self.log.append((verb, path, None))
-                if safe and attempt + 1 < self.attempts:
-                    self.sleep(self._delay(attempt))
-                    attempt += 1
-                    continue
-                raise
+                pause = self._retry_pause(attempt, started) if safe or not err.sent else None
+                if pause is None:
+                    raise
+                self.sleep(pause)
+                attempt += 1
+                continue
+            self.reached = True
             self.log.append((verb, path, resp.status))
             self.clock.observe(resp.headers)
-            if resp.status in RETRYABLE_STATUS and safe and attempt + 1 < self.attempts:
+            pause = self._retry_pause(attempt, started, resp.headers) if resp.status in RETRYABLE_STATUS and safe else None
+            if pause is not None:
                 if resp.raw is not None:
                     resp.raw.release_conn()
-                self.sleep(self._delay(attempt, resp.headers))
+                self.sleep(pause)
                 attempt += 1
                 continue
             if resp.status >= 400:

@@ -284,13 +284,13 @@ def run_change(module, verb):
     params = module.params
     if _selects_nothing(params):
         module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
-                         reason="invalid_selection", changed=False, results=[], progress=[], api_requests=0)
+                         reason="invalid_selection", changed=False, objects=[], progress=[], api_requests=0)
     if verb == "undo":
         try:
             # Before any request: only the kind is checked, the time is not used.
             undo_client.refuse_kind(params, datetime.datetime.now(datetime.timezone.utc))
         except RolloutError as err:
-            module.fail_json(**dict(err.to_dict(), changed=False, results=[], progress=[], api_requests=0))
+            module.fail_json(**dict(err.to_dict(), changed=False, objects=[], progress=[], api_requests=0))
     run = Run(module)
     run.connect()
     results = []
@@ -327,10 +327,10 @@ def run_change(module, verb):
                                                    run.waited_machine_sets)}
         for entry in results:
             entry["status"] = statuses.get(entry["name"])
-        run.fail(err, changed=any(entry["changed"] for entry in results), results=results)
+        run.fail(err, changed=any(entry["changed"] for entry in results), objects=results)
     except (RolloutError, ApiError, TransportError) as err:
-        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, results=results)
-    out = run.result(changed=any(entry["changed"] for entry in results), results=results)
+        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, objects=results)
+    out = run.result(changed=any(entry["changed"] for entry in results), objects=results)
     if module._diff:
         out["diff"] = diffs
     module.exit_json(**out)

@@ -37,6 +37,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 
 # The longest single watch request (the server ends it; it is re-opened from the last resourceVersion).
 MAX_STREAM_SECONDS = 300
+# Seconds a request may run past the end of the wait, so that the last observation can still be made.
+REQUEST_GRACE_SECONDS = 5.0
 # Pseudo event of a stream: the group was listed again after 410 Gone (the object is the list body).
 RELISTED = "RELISTED"
 
@@ -326,6 +328,16 @@ class Waiter(object):
         Returns the progress lines of this call."""
         start = len(self.progress)
         call_deadline = None if call_seconds is None else time.monotonic() + call_seconds
+        # No request of this call may outlast the wait (or this call): a hanging API server then ends it
+        # with wait_timeout, not after a request's own timeout.
+        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
+        previous, self.api.deadline = self.api.deadline, min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
+        try:
+            return self._run(start, call_deadline)
+        finally:
+            self.api.deadline = previous
+
+    def _run(self, start, call_deadline):
         self.observe()
         while not self.finished:
             if call_deadline is not None and (len(self.progress) > start or time.monotonic() >= call_deadline):

@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import secrets
+import signal
 import shutil
 import socket
 import subprocess
@@ -258,6 +259,25 @@ class ManagementCluster:
             if err.status == 422 and 'must be of type string: "null"' in err.message:
                 raise RuntimeError(f"{self.name}: {EMPTY_STRING_BUG}\n{err}") from err
             raise
+
+    def restart_apiserver(self, down_seconds):
+        """Stop kube-apiserver, keep it down for ``down_seconds``, start it again on the same port with the same
+        arguments (etcd keeps the data), and wait until it is ready: an API-server restart as operators see one."""
+        pid = self.pids()["kube-apiserver"]
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            argv = [arg.decode("utf-8") for arg in handle.read().split(b"\0") if arg]
+        procs.stop([pid], str(self.dir))
+        time.sleep(down_seconds)
+        self.record_process("kube-apiserver", procs.spawn(argv, self.dir / "kube-apiserver.log"))
+        self._wait_ready(self.api("admin"), 60)
+
+    def freeze_apiserver(self):
+        """SIGSTOP kube-apiserver: connections are still accepted by the kernel, nothing is answered (a hang).
+        ``thaw_apiserver`` resumes it."""
+        os.kill(self.pids()["kube-apiserver"], signal.SIGSTOP)
+
+    def thaw_apiserver(self):
+        os.kill(self.pids()["kube-apiserver"], signal.SIGCONT)
 
     def stop(self):
         """Stop every recorded process (SIGTERM, then SIGKILL after a grace); returns their PIDs."""

@@ -38,19 +38,20 @@ class FakeConnection(object):
         self.sent = []
         self.streams = []
 
-    def add(self, method, path, status=200, body=None, headers=None, events=None, error=None):
-        """Queue one answer; ``events`` makes it a watch stream, ``error`` a TransportError."""
-        self.answers.setdefault((method, path), []).append((status, body, headers or {}, events, error))
+    def add(self, method, path, status=200, body=None, headers=None, events=None, error=None, sent=True):
+        """Queue one answer; ``events`` makes it a watch stream, ``error`` a TransportError (``sent``: whether
+        the request had left, see TransportError.sent)."""
+        self.answers.setdefault((method, path), []).append((status, body, headers or {}, events, (error, sent)))
 
     def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None):
         self.sent.append({"method": method, "path": path, "query": query or {}, "body": body,
-                          "content_type": content_type})
+                          "content_type": content_type, "timeout": timeout})
         queue = self.answers.get((method, path))
         if not queue:
             raise AssertionError(f"unexpected request {method} {path} {query}")
-        status, payload, headers, events, error = queue.pop(0) if len(queue) > 1 else queue[0]
+        status, payload, headers, events, (error, sent) = queue.pop(0) if len(queue) > 1 else queue[0]
         if error:
-            raise TransportError(self.host, error, tls="CERTIFICATE" in error)
+            raise TransportError(self.host, error, tls="CERTIFICATE" in error, sent=sent)
         if events is not None:
             self.streams.append(FakeStream(events))
             return Response(status, headers, raw=self.streams[-1])

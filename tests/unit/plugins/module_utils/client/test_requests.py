@@ -47,6 +47,84 @@ def test_get_retries_connection_errors_then_gives_up():
     assert sleeps == sorted(sleeps) or max(sleeps) <= 8.0
 
 
+class Clock(object):
+    """Monotonic seconds that advance only when the Api sleeps."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+    def sleep(self, seconds):
+        self.t += seconds
+
+
+def test_an_api_server_that_answered_is_waited_for_during_an_outage():
+    conn = FakeConnection()
+    conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
+    for _ in range(12):
+        conn.add("GET", PATH, error="connection refused")
+    conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=60)
+    api.get(PATH)
+    assert api.get(PATH)["metadata"]["name"] == "md-0"  # 12 refusals (more than 5 attempts), within 60 s
+    assert api.count == 14 and clock.t < 60
+
+
+def test_an_outage_longer_than_outage_seconds_fails():
+    conn = FakeConnection()
+    conn.add("GET", PATH, body={})
+    conn.add("GET", PATH, error="connection refused")
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=20)
+    api.get(PATH)
+    with pytest.raises(TransportError):
+        api.get(PATH)
+    assert 12 <= clock.t <= 20 and api.count > 5
+
+
+def test_an_api_server_never_reached_fails_after_the_attempts():
+    conn = FakeConnection()
+    conn.add("GET", PATH, error="connection refused")
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=600)
+    with pytest.raises(TransportError):
+        api.get(PATH)
+    assert api.count == 5 and clock.t < 10
+
+
+def test_the_deadline_cuts_timeouts_and_retries():
+    conn = FakeConnection()
+    conn.add("GET", PATH, body={})
+    conn.add("GET", PATH, error="read timed out")
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=600)
+    api.get(PATH)
+    api.deadline = 7.0
+    with pytest.raises(TransportError):
+        api.get(PATH)
+    assert clock.t < 7.0
+    assert all(sent["timeout"][1] <= 7.0 for sent in conn.sent[1:])
+    clock.t = 7.0
+    with pytest.raises(TransportError) as err:
+        api.get(PATH)
+    assert "time the task has left" in str(err.value)
+
+
+def test_a_write_that_could_not_connect_is_sent_again_one_that_was_sent_is_not():
+    conn = FakeConnection()
+    conn.add("GET", PATH, body={})
+    conn.add("PATCH", PATH, error="connection refused", sent=False)
+    conn.add("PATCH", PATH, body={"ok": True})
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock)
+    api.get(PATH)
+    assert api.patch_merge(PATH, {}) == {"ok": True}
+    assert [s["method"] for s in conn.sent] == ["GET", "PATCH", "PATCH"]
+
+
 def test_patch_is_never_retried():
     conn = FakeConnection()
     conn.add("PATCH", PATH, status=503, body={"message": "busy"})

@@ -95,7 +95,7 @@ def test_restart_one_object_costs_four_requests(conn):
     patch = conn.sent[3]["body"]
     assert patch["metadata"]["resourceVersion"] == "4711"
     assert patch["spec"]["rollout"]["after"].endswith("Z")
-    assert out.result["results"][0]["patch"] == patch
+    assert out.result["objects"][0]["patch"] == patch
 
 
 def test_conflict_rereads_replans_and_retries(conn):
@@ -135,7 +135,7 @@ def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     writes = [s for s in conn.sent if s["method"] != "GET"]
     assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
     assert "after:" in out.result["diff"][0]["after"]
-    assert out.result["results"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
+    assert out.result["objects"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
 
 
 def test_one_refusal_fails_many_before_any_write(conn):

@@ -81,7 +81,7 @@ def test_undo_reads_a_constant_set_and_writes_one_patch(conn):
     _scene(conn)
     out = run(UndoModule(name="md-0", reason="bad image"), verb="undo")
     assert not out.failed, out.result
-    (entry,) = out.result["results"]
+    (entry,) = out.result["objects"]
     assert entry["action"] == "rolled_back"
     assert (entry["from_revision"], entry["to_revision"], entry["history_revision"]) == (2, 1, 3)
     assert entry["target_source"] == "machineset" and entry["target_machine_set"] == "md-0-aaaaa"
@@ -131,7 +131,7 @@ def test_version_skew_against_the_control_plane_needs_force(conn, kcp_version):
     assert kcp_version in out.result["msg"] and not _patches(conn)
     forced = run(UndoModule(name="md-0", force=True), verb="undo")
     assert not forced.failed, forced.result
-    assert any("force=true" in w for w in forced.result["results"][0]["warnings"])
+    assert any("force=true" in w for w in forced.result["objects"][0]["warnings"])
 
 
 def test_an_applied_rollout_id_reads_no_machinesets(conn):
@@ -148,10 +148,10 @@ def test_an_applied_rollout_id_reads_no_machinesets(conn):
 
 def test_missing_control_plane_is_a_warning(conn):
     _scene(conn)
-    conn.answers[("GET", KCPS + "/c1-cp")] = [(404, {"reason": "NotFound"}, {}, None, None)]
+    conn.answers[("GET", KCPS + "/c1-cp")] = [(404, {"reason": "NotFound"}, {}, None, (None, True))]
     out = run(UndoModule(name="md-0"), verb="undo")
     assert not out.failed, out.result
-    warnings = out.result["results"][0]["warnings"]
+    warnings = out.result["objects"][0]["warnings"]
     assert any("c1-cp" in w and "not found" in w for w in warnings)
     assert any("skew was not checked" in w for w in warnings)
 
@@ -169,7 +169,7 @@ def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):
     entries = json.loads(_patches(conn)[0]["body"]["metadata"]["annotations"][HISTORY])
     assert [e["revision"] for e in entries] == [3, 4]
     assert entries[-1]["actor"] == "awx-job/4711 (awx.example.com)"
-    assert out.result["results"][0]["history_revision"] == 4
+    assert out.result["objects"][0]["history_revision"] == 4
 
 
 def test_info_history_costs_one_list_and_revision_shows_one(conn):

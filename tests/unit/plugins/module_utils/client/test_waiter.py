@@ -38,6 +38,7 @@ class FakeApi(object):
     """watch() answers from a script: each entry is a list of (type, obj, seconds_elapsed_before) or an exception."""
 
     host = "https://fake"
+    deadline = None  # set by the waiter while it runs (client.requests.Api.deadline)
 
     def __init__(self, clock, script, lists=None):
         self.clock = clock
@@ -349,6 +350,7 @@ class ThreadedApi(object):
     """Two namespaces: each watch answers its script in real time (a stream blocks until its event)."""
 
     host = "https://fake"
+    deadline = None
 
     def __init__(self, scripts):
         self.scripts = {path: list(entries) for path, entries in scripts.items()}

@@ -262,10 +262,14 @@ def test_missing_source_and_pruned_overrides(env):
     assert "spec.template.spec.customImag" in refused["msg"] and "kubectl explain" in refused["msg"]
     assert len(env.audit.read(mark).dry_runs(user="rollout-operator")) == 1  # positive control: it was asked
     assert not env.writes(mark)
-    # overrides equal to the template's own values: the clone would be identical
-    source = env.get("DockerMachineTemplate", env.get("MachineDeployment", "ta-md-0")["spec"]["template"]["spec"]
-                     ["infrastructureRef"]["name"])
-    same = {"customImage": source["spec"]["template"]["spec"]["customImage"]}
-    unchanged = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=same)
+    # overrides equal to the template's own values, under a new name: the clone would be identical
+    source_name = env.get("MachineDeployment", "ta-md-0")["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    same = {"customImage": env.get("DockerMachineTemplate", source_name)["spec"]["template"]["spec"]["customImage"]}
+    unchanged = env.run("capi_machine_template", namespace=NS, name="ta-md-0-same", overrides=same,
+                        source={"name": source_name, "kind": "DockerMachineTemplate"})
     assert unchanged.failed and unchanged["reason"] == "no_effect", unchanged.get("msg")
+    assert "change nothing" in unchanged["msg"] and f"dockermachinetemplate/{NS}/{source_name}" in unchanged["msg"]
     assert not env.writes(mark)
+    # the same overrides from the object that already uses that template: nothing to do, not an error
+    again = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=same)
+    assert not again.failed and again["changed"] is False and again["infrastructure_ref"]["name"] == source_name, again

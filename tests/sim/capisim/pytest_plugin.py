@@ -39,6 +39,39 @@ def pytest_runtest_setup(item):
         pytest.skip("the CAPI controller simulator is not available (capisim.controller missing or $CAPISIM_NO_CONTROLLER)")
 
 
+# A skip is a failure of the run unless the test declares it an opt-in ("opt-in: ..." reason) or the caller
+# allows skips ($CAPISIM_ALLOW_SKIPS, for local work without the controller): a green run never hides tests
+# that did not run.
+OPT_IN_PREFIX = "opt-in:"
+_UNEXPECTED_SKIPS = []
+
+
+def _skip_reason(report):
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).replace("Skipped: ", "", 1)
+    return str(longrepr)
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = _skip_reason(report)
+        if not reason.startswith(OPT_IN_PREFIX):
+            _UNEXPECTED_SKIPS.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _UNEXPECTED_SKIPS and exitstatus == 0 and not os.environ.get("CAPISIM_ALLOW_SKIPS") \
+            and not hasattr(session.config, "workerinput"):
+        session.exitstatus = 1
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"{len(_UNEXPECTED_SKIPS)} test(s) skipped that were not told to skip "
+                                "(set CAPISIM_ALLOW_SKIPS=1 to allow it):", red=True)
+            for line in _UNEXPECTED_SKIPS[:20]:
+                reporter.write_line(f"  {line}")
+
+
 class ClusterHandle:
     """One running management cluster of a test fleet."""
 

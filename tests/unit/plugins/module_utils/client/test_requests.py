@@ -63,7 +63,7 @@ class Clock(object):
 def test_an_api_server_that_answered_is_waited_for_during_an_outage():
     conn = FakeConnection()
     conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
-    for _ in range(12):
+    for _refusal in range(12):
         conn.add("GET", PATH, error="connection refused")
     conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
     clock = Clock()

@@ -71,8 +71,10 @@ def modules_fleet(capi_version):
                 # restart + wait with the Ansible host's clock ahead of / behind the API server's
                 {"name": "wk", "namespace": "team-k", "machine_deployments": [{"name": "ahead", "replicas": 1}, {"name": "behind", "replicas": 1}]},
                 # an API-server restart during a wait (slow machines, so the rollout outlasts the outage); a hang
-                {"name": "wo", "machine_deployments": [{"name": "md-0", "replicas": 2, "provision_seconds": 10}]},
-                {"name": "wh", "machine_deployments": [{"name": "md-0", "replicas": 1, "provision_seconds": 60}]},
+                {"name": "wo", "namespace": "team-o",
+                 "machine_deployments": [{"name": "md-0", "replicas": 2, "provision_seconds": 10}]},
+                {"name": "wh", "namespace": "team-o",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1, "provision_seconds": 60}]},
             ],
         }],
     }

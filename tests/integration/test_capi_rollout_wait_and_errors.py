@@ -109,10 +109,10 @@ def _until(predicate, timeout, what):
 @pytest.mark.needs_controller
 def test_an_api_server_restart_during_the_wait_does_not_fail_it(capi):
     """15 s without an API server in the middle of a rollout: the watch and the lists wait it out."""
-    before = capi.get("MachineDeployment", "wo-md-0")["metadata"]["resourceVersion"]
-    join = _in_background(lambda: capi.run("capi_rollout_restart", name="wo-md-0", rollout_id="outage", wait=True,
-                                           wait_timeout=300, stall_timeout=120, poll_interval=1))
-    _until(lambda: capi.get("MachineDeployment", "wo-md-0")["metadata"]["resourceVersion"] != before, 60, "the restart")
+    before = capi.get("MachineDeployment", "wo-md-0", namespace="team-o")["metadata"]["resourceVersion"]
+    join = _in_background(lambda: capi.run("capi_rollout_restart", namespace="team-o", name="wo-md-0", rollout_id="outage",
+                                           wait=True, wait_timeout=300, stall_timeout=120))
+    _until(lambda: capi.get("MachineDeployment", "wo-md-0", namespace="team-o")["metadata"]["resourceVersion"] != before, 60, "the restart")
     time.sleep(2)
     capi.mgmt.restart_apiserver(down_seconds=15)
     res = join(400)
@@ -123,11 +123,11 @@ def test_an_api_server_restart_during_the_wait_does_not_fail_it(capi):
 
 @pytest.mark.needs_controller
 def test_wait_timeout_holds_while_the_api_server_hangs(capi):
-    before = capi.get("MachineDeployment", "wh-md-0")["metadata"]["resourceVersion"]
+    before = capi.get("MachineDeployment", "wh-md-0", namespace="team-o")["metadata"]["resourceVersion"]
     started = time.monotonic()
-    join = _in_background(lambda: capi.run("capi_rollout_restart", name="wh-md-0", rollout_id="hang", wait=True,
-                                           wait_timeout=12, stall_timeout=300))
-    _until(lambda: capi.get("MachineDeployment", "wh-md-0")["metadata"]["resourceVersion"] != before, 60, "the restart")
+    join = _in_background(lambda: capi.run("capi_rollout_restart", namespace="team-o", name="wh-md-0", rollout_id="hang",
+                                           wait=True, wait_timeout=12, stall_timeout=300))
+    _until(lambda: capi.get("MachineDeployment", "wh-md-0", namespace="team-o")["metadata"]["resourceVersion"] != before, 60, "the restart")
     capi.mgmt.freeze_apiserver()
     try:
         res = join(120)
@@ -136,6 +136,6 @@ def test_wait_timeout_holds_while_the_api_server_hangs(capi):
         capi.mgmt.thaw_apiserver()
     assert res.failed, res
     assert res["reason"] in ("wait_timeout", "unreachable"), res
-    assert "machinedeployment/default/wh-md-0" in res["msg"] or "no answer" in res["msg"], res["msg"]
+    assert "machinedeployment/team-o/wh-md-0" in res["msg"] or "no answer" in res["msg"], res["msg"]
     # wait_timeout (12 s) + the request grace (5 s) + ansible-playbook's start and end, not a request's 60 s
     assert took < 45, took

@@ -90,6 +90,17 @@ class ClusterHandle:
         """A fresh KubeAPI for a user: admin, rollout-operator, viewer or capi-controller-manager."""
         return self.cluster.api(user)
 
+    def restart_apiserver(self, down_seconds):
+        """Stop the API server for ``down_seconds``, then start it again (cluster.Cluster.restart_apiserver)."""
+        self.cluster.restart_apiserver(down_seconds)
+        self.pids = dict(self.cluster.info()["pids"])
+
+    def freeze_apiserver(self):
+        self.cluster.freeze_apiserver()
+
+    def thaw_apiserver(self):
+        self.cluster.thaw_apiserver()
+
     def kubeconfig(self, user="admin"):
         return self.cluster.kubeconfig(user)
 

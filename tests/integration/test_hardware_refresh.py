@@ -137,6 +137,21 @@ def test_a_typo_in_the_overrides_fails_the_dry_run_as_it_fails_the_real_run(hw, 
         assert lab.writes(mark) == []
 
 
+def test_rollout_status_reads_every_object_and_writes_nothing(hw, tmp_path):
+    lab = mgmts(hw)["hw-lab"]
+    mark = lab.mark()
+    run = run_playbook(hw.inventory, "rollout_status.yml", {}, None, limit="hw-lab", cwd=tmp_path)
+    assert run.rc == 0, run.explain()
+    assert "hw-lab: " in run.stdout and " objects, " in run.stdout, run.explain()
+    for name in ("l1-md-0", "l4-md-0", "l5-md-0"):
+        assert f"MachineDeployment/default/{name}" in run.stdout, name
+    assert lab.writes(mark) == []
+    # positive control: it read the cluster (one list per kind) and asked about the lock as a dry run
+    verbs = [e["verb"] for e in lab.requests(mark) if "/machinedeployments" in e["requestURI"]]
+    assert verbs and set(verbs) == {"list"}, verbs
+    assert [e["objectRef"]["resource"] for e in lab.handle.audit_log(since=mark).dry_runs(user="rollout-operator")] == ["leases"]
+
+
 def test_rollback_refuses_a_revision_that_is_not_a_number(hw, tmp_path):
     lab = mgmts(hw)["hw-lab"]
     mark = lab.mark()

@@ -245,10 +245,11 @@ def _not_connected(err):
     """Whether the error came before a connection was open (refused, connect timeout): nothing was sent."""
     connect_errors = (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError, ConnectionRefusedError)
     seen = 0
-    while err is not None and seen < 10:
+    while isinstance(err, BaseException) and seen < 10:
         if isinstance(err, connect_errors):
             return True
-        err = getattr(err, "reason", None) or err.__cause__ or err.__context__
+        reason = getattr(err, "reason", None)  # urllib3 wraps the cause here; ssl errors keep a text here
+        err = reason if isinstance(reason, BaseException) else (err.__cause__ or err.__context__)
         seen += 1
     return False
 

@@ -39,6 +39,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 MAX_STREAM_SECONDS = 300
 # Seconds a request may run past the end of the wait, so that the last observation can still be made.
 REQUEST_GRACE_SECONDS = 5.0
+# Refusals (401/403) in a row of a watch that was allowed before, taken for an API server still starting up.
+TRANSIENT_DENIALS = 5
 # Pseudo event of a stream: the group was listed again after 410 Gone (the object is the list body).
 RELISTED = "RELISTED"
 
@@ -124,6 +126,7 @@ class Stream(object):
         self.sleep = sleep
         self.failures = 0
         self.opened = 0
+        self.authorized = False  # a watch of this group was allowed once
 
     def events(self, seconds, retry_pause):
         """(event_type, object) of one watch request; 410 Gone yields one RELISTED event. A broken
@@ -133,11 +136,18 @@ class Stream(object):
             self.opened += 1
             stream = self.api.watch(group.path, self.rv, min(max(seconds, 1), MAX_STREAM_SECONDS),
                                     label_selector=group.label_selector, field_selector=group.field_selector)
+            self.authorized = True
             for event_type, obj in stream:
                 self.failures = 0
                 self.rv = _rv(obj) or self.rv
                 yield event_type, obj
         except ApiError as err:
+            if err.status in (401, 403) and self.authorized and self.failures < TRANSIENT_DENIALS:
+                # A restarted API server refuses for a moment until its authorizer has synced: the same
+                # credentials were allowed to watch this a moment ago.
+                self.failures += 1
+                self.sleep(min(retry_pause * self.failures, max(seconds, 1)))
+                return
             if err.status != 410:
                 raise
             body = self.api.list(group.path, label_selector=group.label_selector, field_selector=group.field_selector)
@@ -330,12 +340,16 @@ class Waiter(object):
         call_deadline = None if call_seconds is None else time.monotonic() + call_seconds
         # No request of this call may outlast the wait (or this call): a hanging API server then ends it
         # with wait_timeout, not after a request's own timeout.
-        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
-        previous, self.api.deadline = self.api.deadline, min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
+        previous, self.api.deadline = self.api.deadline, self._request_deadline(call_deadline)
         try:
             return self._run(start, call_deadline)
         finally:
             self.api.deadline = previous
+
+    def _request_deadline(self, call_deadline=None):
+        """Monotonic time no request of this wait may pass: the wait's end (or this call's), plus a grace."""
+        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
+        return min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
 
     def _run(self, start, call_deadline):
         self.observe()
@@ -369,6 +383,13 @@ class Waiter(object):
     def failure(self):
         """WaitFailed for a failed state: the message of core.waitstate with what is stuck per object
         (also kept in ``stuck``: its lines and the Machine views, one Machine LIST per object)."""
+        previous, self.api.deadline = self.api.deadline, self._request_deadline()
+        try:
+            return self._failure()
+        finally:
+            self.api.deadline = previous
+
+    def _failure(self):
         for ref in self.state["failed_refs"]:
             if ref in self.stuck:
                 continue

@@ -145,6 +145,22 @@ def test_a_broken_stream_is_opened_again_from_where_it_was():
     assert [call["rv"] for call in api.watch_calls] == ["10", "11", "11"]
 
 
+def test_a_refusal_right_after_an_api_server_restart_is_waited_out():
+    clock = Clock()
+    denied = ApiError(403, {"reason": "Forbidden", "message": "cannot watch resource"})
+    script = [[("MODIFIED", rolling(11, 1, current=4), 1)], denied, denied, [("MODIFIED", rolling(12, 3), 1)]]
+    api = FakeApi(clock, script)
+    finish(make_waiter(api, clock, [rolling(10, 0)]))
+    assert [call["rv"] for call in api.watch_calls] == ["10", "11", "11", "11"]
+
+
+def test_a_watch_refused_from_the_start_fails():
+    clock = Clock()
+    api = FakeApi(clock, [ApiError(403, {"reason": "Forbidden", "message": "cannot watch resource"})])
+    with pytest.raises(ApiError):
+        make_waiter(api, clock, [rolling(10, 0)]).run()
+
+
 def test_stall_detected_with_message_naming_what_is_stuck():
     clock = Clock()
     stuck = rolling(11, 0, current=4, available=3)

@@ -59,6 +59,11 @@ def test_errors_name_the_object_and_the_next_step(capi):
 
     template = capi.run("capi_rollout_restart", name="wa-md-0", infrastructure_ref={"name": "does-not-exist"})
     assert template.failed and template["reason"] == "template_not_found"
+    # a MachineDeployment is not a machine template
+    refused = capi.run("capi_rollout_restart", name="wa-md-0",
+                       infrastructure_ref={"api_group": "cluster.x-k8s.io", "kind": "MachineDeployment", "name": "wa-md-0"})
+    assert refused.failed and refused["reason"] == "not_a_template", refused
+    assert refused["msg"].startswith("machinedeployment/default/wa-md-0: ") and "DockerMachineTemplate" in refused["msg"]
     assert "does-not-exist" in template["msg"]
     assert not capi.writes(mark)
 

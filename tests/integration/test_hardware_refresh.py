@@ -124,8 +124,9 @@ def test_a_typo_in_the_overrides_fails_the_dry_run_as_it_fails_the_real_run(hw, 
     assert "drops spec.template.spec.customImag" in entry["failure_reason"], entry
     assert lab.writes(mark) == []
     # positive control: the clone was asked of the API server, as a dry run (and in check mode the lock's take)
+    # (the lock: in check mode its take, in a real run the look at it before planning)
     dry_runs = [e["objectRef"]["resource"] for e in lab.handle.audit_log(since=mark).dry_runs(user="rollout-operator")]
-    assert dry_runs == (["dockermachinetemplates", "leases"] if check else ["dockermachinetemplates"]), dry_runs
+    assert dry_runs == (["dockermachinetemplates", "leases"] if check else ["leases", "dockermachinetemplates"]), dry_runs
     if check:
         # on_blocked skip: the object is left out and the dry run succeeds, as the real run would
         skip = run_playbook(hw.inventory, "hardware_refresh.yml",
@@ -424,6 +425,33 @@ def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
                 if t["spec"]["template"]["spec"].get("customImage") == "kindest/node:lock-b"]
     assert done.rc == 0, done.explain()
     assert done.cluster("hw-lab")["result"] == "succeeded"
+    assert lab.lease_holder() is None
+
+
+def test_a_run_that_waited_for_the_lock_plans_again_from_what_it_finds(hw, tmp_path):
+    """Two runs of the same refresh: the second plans while the first holds the lock (its plan says switch),
+    waits for the lock, then plans again under it and finds every object already on its target."""
+    lab = mgmts(hw)["hw-lab"]
+    mark = lab.mark()
+    extra = dict(FAST, refresh_id="it-wait", template_overrides=overrides("wait"), clusters=["l6"], soak_seconds=6)
+    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-lab")
+    try:
+        wait_for("the first run to take the lock", lab.lease_holder, 120)
+        second = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, lock_wait_timeout=240), tmp_path / "second",
+                              limit="hw-lab")
+    finally:
+        done = first.wait(timeout=300)
+    assert done.rc == 0 and done.cluster("hw-lab")["result"] == "succeeded", done.explain()
+    assert second.rc == 0, second.explain()
+    entry = second.cluster("hw-lab")
+    assert any(note.startswith("planned again after taking the lock") for note in entry["notes"]), entry["notes"]
+    # positive control: the first plan of the second run was made while the first run still had work to do
+    assert second.stdout.count("CURRENT TEMPLATE -> TARGET") == 2, second.explain()
+    first_plan = second.stdout.split("CURRENT TEMPLATE -> TARGET")[1]
+    assert "switch" in first_plan, first_plan
+    assert [(obj["name"], obj["action"]) for obj in entry["objects"]] == [("l6-md-0", "unchanged"), ("l6-md-1", "unchanged")]
+    for md in ("l6-md-0", "l6-md-1"):
+        assert len(lab.switches(mark, "machinedeployments", md)) == 1, md  # the first run's switch only
     assert lab.lease_holder() is None
 
 

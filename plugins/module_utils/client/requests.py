@@ -219,9 +219,11 @@ def _parse(line, path):
     return event_type, obj
 
 
-def with_conflict_retry(attempt_fn, attempts=3):
+def with_conflict_retry(attempt_fn, attempts=5, backoff=0.1, sleep=time.sleep):
     """Run ``attempt_fn(fresh)`` until it does not raise a 409; ``fresh`` is False on the first try
-    and True after a conflict (the caller re-reads the object and re-plans). Bounded by ``attempts``."""
+    and True after a conflict (the caller re-reads the object and re-plans). Bounded by ``attempts``,
+    with a growing, jittered pause between them (a busy object is written by its controller several
+    times a second; retrying at once mostly meets the next status write)."""
     fresh = False
     for index in range(attempts):
         try:
@@ -230,4 +232,5 @@ def with_conflict_retry(attempt_fn, attempts=3):
             if err.status != 409 or index + 1 >= attempts:
                 raise
             fresh = True
+            sleep(backoff * (2 ** index) * (0.5 + random.random() / 2))
     return None  # pragma: no cover - the loop always returns or raises

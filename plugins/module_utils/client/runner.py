@@ -40,7 +40,17 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import view as v
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
-CONFLICT_ATTEMPTS = 3
+CONFLICT_ATTEMPTS = 5
+
+
+class StoppedPartWay(RolloutError):
+    """A write of a multi-object call failed: ``changed_refs`` were changed before it, ``unchanged_refs``
+    (the failed object first) were not."""
+
+    def __init__(self, msg, changed_refs, unchanged_refs, **fields):
+        super(StoppedPartWay, self).__init__(msg, **fields)
+        self.changed_refs = changed_refs
+        self.unchanged_refs = unchanged_refs
 
 
 class Run(object):
@@ -307,9 +317,12 @@ def run_change(module, verb):
         if verb == "restart":
             _check_templates(run, planned)
         final = {}
-        for obj, plan in planned:
+        for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:
-                plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
+                try:
+                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
+                except (RolloutError, ApiError, TransportError) as err:
+                    raise _stopped_part_way(err, planned, index, results, module.check_mode)
             results.append(_result_entry(plan))
             if plan["changed"]:
                 diffs.append(plan["diff"])
@@ -329,11 +342,35 @@ def run_change(module, verb):
             entry["status"] = statuses.get(entry["name"])
         run.fail(err, changed=any(entry["changed"] for entry in results), objects=results)
     except (RolloutError, ApiError, TransportError) as err:
-        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, objects=results)
+        extra = {}
+        if isinstance(err, StoppedPartWay):
+            extra = {"changed_objects": err.changed_refs, "unchanged_objects": err.unchanged_refs}
+        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, objects=results,
+                 **extra)
     out = run.result(changed=any(entry["changed"] for entry in results), objects=results)
     if module._diff:
         out["diff"] = diffs
     module.exit_json(**out)
+
+
+def _stopped_part_way(err, planned, index, results, check_mode):
+    """The error of the write of ``planned[index]``, saying (for several objects) which were changed before it
+    and which were not: a re-run changes only what is still to change (the rollout id records the others)."""
+    if isinstance(err, TransportError):
+        err = transport_error(err)
+    elif not isinstance(err, RolloutError):
+        err = api_error(err)
+    if len(planned) < 2:
+        return err
+    changed = [entry["ref"] for entry in results if entry["changed"]]
+    untouched = [plan["ref"] for _obj, plan in planned[index:]]
+    if check_mode:
+        summary = f"the dry run stopped at it; nothing was changed (objects not tried: {', '.join(untouched[1:]) or 'none'})"
+    else:
+        summary = (f"{len(changed)} of {len(planned)} object(s) were changed before it ({', '.join(changed) or 'none'}); "
+                   f"not changed: {', '.join(untouched)}")
+    return StoppedPartWay(f"{err.msg}; {summary}", changed, untouched, ref=err.ref, reason=err.reason,
+                          hint=err.hint or "fix the cause and re-run the task: objects already changed are not changed again")
 
 
 def _write(run, selected, obj, plan, plan_for):

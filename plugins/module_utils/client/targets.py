@@ -130,14 +130,24 @@ def list_kind_at(api, discovery, kind, namespace, label_selector=None):
     return items, version, rv
 
 
+# Groups whose kinds are never an infrastructure machine template (a MachineDeployment named by mistake).
+CAPI_OWN_GROUPS = ("cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io")
+
+
 def template_exists(api, discovery, namespace, target, ref=None):
     """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
     group, kind, name = target["api_group"], target["kind"], target["name"]
+    if group in CAPI_OWN_GROUPS:
+        raise RolloutError(
+            f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template: {group} is a group of "
+            "Cluster API itself; nothing was changed", ref=ref, reason="not_a_template",
+            hint="name a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
+                 "example DockerMachineTemplate or AWSMachineTemplate) in infrastructure_ref")
     version = discovery.version_for_group(group, ref=ref)
     plural = discovery.plural(group, version, kind, ref=ref)
     res = {"group": group, "plural": plural}
     try:
-        api.get(resource_path(group, version, plural, namespace, name))
+        obj = api.get(resource_path(group, version, plural, namespace, name))
     except ApiError as err:
         if err.status == 404:
             raise RolloutError(
@@ -145,4 +155,11 @@ def template_exists(api, discovery, namespace, target, ref=None):
                 ref=ref, reason="template_not_found",
                 hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
         raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+    # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
+    # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
+    if not isinstance(apiversion.get_path(obj, ("spec", "template", "spec")), dict):
+        raise RolloutError(
+            f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
+            "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",
+            hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) in infrastructure_ref")
     return True

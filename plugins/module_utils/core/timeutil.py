@@ -35,8 +35,11 @@ def parse_time(value):
         sign = -1 if zone[0] == "-" else 1
         digits = zone[1:].replace(":", "")
         tz = datetime.timezone(sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
-    parsed = datetime.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
-    return parsed.astimezone(UTC)
+    try:
+        parsed = datetime.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
+        return parsed.astimezone(UTC)
+    except (ValueError, OverflowError) as err:  # 2026-02-30, or past year 9999 once in UTC
+        raise ValueError(f"not a valid RFC 3339 timestamp: {value!r} ({err})")
 
 
 def to_utc(value):

@@ -99,3 +99,28 @@ def test_tls_detection_walks_causes():
     assert tls.reason == "tls" and "ca_cert" in str(tls)
     down = errors.transport_error(errors.TransportError("https://h", "refused"), what="machinedeployment/a/b")
     assert down.reason == "unreachable" and str(down).startswith("machinedeployment/a/b: cannot reach")
+
+
+def _infra(api):
+    api.connection.add("GET", "/apis/infrastructure.cluster.x-k8s.io/v1beta2", body={"resources": [
+        {"name": "dockermachinetemplates", "kind": "DockerMachineTemplate"},
+        {"name": "dockermachines", "kind": "DockerMachine"}]})
+
+
+def test_a_template_reference_must_name_a_machine_template():
+    from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+    disc, api = discovery_with(group("infrastructure.cluster.x-k8s.io", ["v1beta2"], "v1beta2"))
+    _infra(api)
+    base = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/ns"
+    api.connection.add("GET", base + "/dockermachinetemplates/t1", body={"spec": {"template": {"spec": {"customImage": "x"}}}})
+    api.connection.add("GET", base + "/dockermachines/m1", body={"spec": {"customImage": "x"}})
+    infra = "infrastructure.cluster.x-k8s.io"
+    assert targets.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachineTemplate", "name": "t1"})
+    with pytest.raises(RolloutError) as err:
+        targets.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachine", "name": "m1"},
+                                ref="machinedeployment/ns/md-0")
+    assert err.value.reason == "not_a_template" and "has no spec.template.spec" in str(err.value)
+    sent = len(api.connection.sent)
+    with pytest.raises(RolloutError) as err:
+        targets.template_exists(api, disc, "ns", {"api_group": "cluster.x-k8s.io", "kind": "MachineDeployment", "name": "md-1"})
+    assert err.value.reason == "not_a_template" and len(api.connection.sent) == sent  # refused before any request

@@ -126,6 +126,36 @@ def test_conflict_on_a_now_paused_object_stops(conn):
     assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1
 
 
+def test_a_write_failing_part_way_names_what_was_changed_and_what_not(conn):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1", "md-2")]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", status=403, body={"reason": "Forbidden", "message": "no"})
+    out = run(FakeModule(names=["md-0", "md-1", "md-2"]))
+    assert out.failed and out.result["reason"] == "forbidden"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: ")
+    assert "1 of 3 object(s) were changed before it (machinedeployment/default/md-0); not changed: " \
+        "machinedeployment/default/md-1, machinedeployment/default/md-2" in out.result["msg"]
+    assert out.result["changed_objects"] == ["machinedeployment/default/md-0"]
+    assert out.result["unchanged_objects"] == ["machinedeployment/default/md-1", "machinedeployment/default/md-2"]
+    assert out.result["changed"] is True and [e["name"] for e in out.result["objects"]] == ["md-0"]
+    assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent if s["method"] == "PATCH"] == ["md-0", "md-1"]
+
+
+def test_conflicts_are_retried_with_a_pause(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    for _conflict in range(4):
+        conn.add("PATCH", MDS + "/md-0", status=409, body={"reason": "Conflict", "message": "modified"})
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    conn.add("GET", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0"))
+    assert not out.failed, out.result
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 5
+
+
 def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     conn.add("GET", MDS, body=md_list(objs.machine_deployment()))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())

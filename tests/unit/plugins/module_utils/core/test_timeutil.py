@@ -29,7 +29,8 @@ def test_parse_time(text, expected):
     assert parsed.utcoffset() == datetime.timedelta(0)
 
 
-@pytest.mark.parametrize("text", ["", "now", "2026-03-01", "2026-03-01T12:00:00", "2026-13-01T12:00:00Z", "12:00", None, 5])
+@pytest.mark.parametrize("text", ["", "now", "2026-03-01", "2026-03-01T12:00:00", "2026-13-01T12:00:00Z", "12:00", None, 5,
+                                  "2026-02-30T00:00:00Z", "9999-12-31T23:00:00-05:00"])
 def test_parse_time_rejects(text):
     with pytest.raises(ValueError):
         timeutil.parse_time(text)

@@ -59,3 +59,35 @@ def run_module(inventory, host, module, params, check=False, diff=False, kubecon
         result = PlaybookResult(json.loads(out_file.read_text(encoding="utf-8")))
         result.stdout = proc.stdout
         return result
+
+
+def run_modules(inventory, host, calls, kubeconfig="{{ capi_kubeconfig }}", timeout=900):
+    """Run many module calls in one ansible-playbook run (one task each, errors ignored); ``calls`` is a
+    list of (module, params, check). Returns the PlaybookResults in order, with the run's stdout."""
+    with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
+        out_file = Path(tmp) / "results.json"
+        tasks = []
+        for index, (module, params, check) in enumerate(calls):
+            args = dict(params)
+            if kubeconfig is not None and "kubeconfig" not in args and "host" not in args:
+                args["kubeconfig"] = kubeconfig
+            tasks.append({"name": f"case {index}", f"capi.rollout.{module}": args, "register": f"case_{index}",
+                          "ignore_errors": True, "check_mode": check})
+        names = ", ".join(f"case_{index}" for index in range(len(calls)))
+        save = {"content": "{{ [" + names + "] | to_json }}", "dest": str(out_file)}
+        tasks.append({"name": "save", "ansible.builtin.copy": save, "check_mode": False})
+        play = [{"hosts": host, "gather_facts": False, "tasks": tasks}]
+        playbook = Path(tmp) / "play.yml"
+        playbook.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
+        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_DEPRECATION_WARNINGS="0")
+        proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
+        if not out_file.exists():
+            raise AssertionError(f"ansible-playbook did not run the cases (rc {proc.returncode}):\n{proc.stdout}")
+        results = []
+        for data in json.loads(out_file.read_text(encoding="utf-8")):
+            result = PlaybookResult(data)
+            result.stdout = proc.stdout
+            results.append(result)
+        return results

@@ -153,6 +153,27 @@ def test_rollout_status_reads_every_object_and_writes_nothing(hw, tmp_path):
     assert [e["objectRef"]["resource"] for e in lab.handle.audit_log(since=mark).dry_runs(user="rollout-operator")] == ["leases"]
 
 
+def test_a_selection_that_matches_nothing_anywhere_fails_unless_allowed(hw, tmp_path):
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    base = dict(FAST, refresh_id="it-empty", template_overrides=overrides("empty"), clusters="l4x")
+    typo = run_playbook(hw.inventory, "hardware_refresh.yml", base, tmp_path / "typo", check=True)
+    assert typo.rc == 2, typo.explain()
+    assert "the selection matched no MachineDeployment or control plane on any of the 3 management cluster(s)" in typo.stdout
+    assert "clusters l4x" in typo.stdout and "allow_empty=true" in typo.stdout
+    allowed = run_playbook(hw.inventory, "hardware_refresh.yml", dict(base, allow_empty="yes"), tmp_path / "ok", check=True)
+    assert allowed.rc == 0, allowed.explain()
+    refused = run_playbook(hw.inventory, "hardware_refresh.yml", dict(base, allow_empty="maybe"), tmp_path / "bad", check=True)
+    assert refused.rc != 0 and "allow_empty must be true or false, got maybe" in refused.stdout, refused.explain()
+    # positive control: the other runs did read every management cluster; none wrote
+    for name, m in clusters.items():
+        assert m.requests(marks[name]), name
+        assert m.writes(marks[name]) == [], name
+    # a cluster present on one management cluster only is no typo: the others rightly match nothing
+    one = run_playbook(hw.inventory, "hardware_refresh.yml", dict(base, clusters="l4"), tmp_path / "one", check=True)
+    assert one.rc == 0, one.explain()
+
+
 def test_rollback_refuses_a_revision_that_is_not_a_number(hw, tmp_path):
     lab = mgmts(hw)["hw-lab"]
     mark = lab.mark()

@@ -243,6 +243,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.lease import Lock, LockFailed
 from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
+from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
 
@@ -269,7 +270,7 @@ def main():
         leases.validate_duration(params["lease_duration_seconds"])
     except ValueError as err:
         module.fail_json(msg=str(err), reason="invalid_duration")
-    run = Run(module)
+    run = Run(module, minimums=settings.LOCK_MINIMUMS)
     run.connect()
     lock = Lock(run.api, params["name"], params["namespace"])
     try:

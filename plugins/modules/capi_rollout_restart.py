@@ -87,7 +87,8 @@ options:
     default: 10
   rollout_id:
     description:
-      - Identifier of this rollout, for example a change ticket. Recorded on the object with the time and
+      - Identifier of this rollout, for example a change ticket (1-128 letters, digits, C(.), C(_), C(:), C(/) or C(-),
+        starting with a letter or digit). Recorded on the object with the time and
         O(reason); when the object already records this id, nothing is changed (the task is idempotent).
     type: str
   reason:

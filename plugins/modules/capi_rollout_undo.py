@@ -62,7 +62,8 @@ options:
     default: false
   rollout_id:
     description:
-      - Identifier of this undo, for example a change ticket. Recorded in the history; when the object already
+      - Identifier of this undo, for example a change ticket (1-128 letters, digits, C(.), C(_), C(:), C(/) or C(-),
+        starting with a letter or digit). Recorded in the history; when the object already
         records an undo with this id, nothing is changed (the task is idempotent, also after later changes).
       - Without it every run is a new undo, which goes back and forth between two templates.
     type: str

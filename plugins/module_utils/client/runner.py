@@ -36,6 +36,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import pause as 
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -56,8 +57,9 @@ class StoppedPartWay(RolloutError):
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 
-    def __init__(self, module):
+    def __init__(self, module, minimums=None):
         self.module = module
+        self.minimums = minimums  # of the module's numeric options (core.settings); the wait modules' by default
         self.api = None
         self.discovery = None
         self.progress = []
@@ -66,6 +68,11 @@ class Run(object):
 
     def connect(self):
         module = self.module
+        problems = settings.module_errors(module.params, self.minimums)
+        if problems:
+            # before any request: a wait that cannot succeed must not follow a write
+            module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
+                             progress=[], api_requests=0)
         if KUBERNETES_IMPORT_ERROR:
             module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
         kubeconfig = module.params.get("kubeconfig")

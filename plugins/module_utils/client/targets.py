@@ -52,6 +52,10 @@ def _list(api, kind, version, namespace, label_selector=None, field_selector=Non
     try:
         body = api.list(path, label_selector=label_selector, field_selector=field_selector)
     except ApiError as err:
+        if err.status == 400 and label_selector:
+            raise RolloutError(f"label selector {label_selector!r} is not valid: {err.message}; nothing was changed",
+                               ref=ref, reason="invalid_label_selector",
+                               hint="write label_selectors as key=value, key!=value, key in (a,b) or key, one per entry")
         raise api_error(err, ref=ref, verb="list", resource=res, namespace=namespace, host=api.host)
     return _items(body, kind, version), (body.get("metadata") or {}).get("resourceVersion")
 

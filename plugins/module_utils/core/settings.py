@@ -24,19 +24,55 @@ MINIMUMS = {
 }
 
 
-def errors(values, known, present, minimums=None):
-    """Every problem with ``values`` ({name: value}), in words: a value below its minimum, a name in ``present``
-    (variables defined with the role's prefix) that is not in ``known`` (the role's options)."""
-    minimums = MINIMUMS if minimums is None else minimums
+# name -> (lowest value, why); options of the modules (client.runner.Run checks them before any request)
+MODULE_MINIMUMS = {
+    "wait_timeout": (1, "seconds the wait may take"),
+    "stall_timeout": (1, "seconds without progress before the wait counts as stalled"),
+    "soak_seconds": (0, "seconds every object must stay healthy after the rollout (0: no soak)"),
+    "poll_interval": (1, "seconds before a watch that could not be opened is tried again"),
+    "progress_interval": (1, "seconds between heartbeat lines while waiting"),
+}
+# capi_rollout_lock: its wait_timeout is how long to wait for another holder (0: not at all)
+LOCK_MINIMUMS = {
+    "wait_timeout": (0, "seconds to wait for another holder's lock (0: fail at once)"),
+    "poll_interval": (1, "seconds between looks at a lock held by another holder"),
+}
+# A rollout id is recorded in every object's history and compared on re-runs: no blanks, no free text.
+_ROLLOUT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
+
+
+def minimum_errors(values, minimums):
+    """``<name> must be a whole number >= <lowest>`` for every value of ``values`` ({name: value}) below its
+    minimum in ``minimums`` ({name: (lowest, why)}); names not in ``values`` (or None) are not checked."""
     out = []
     for name, (lowest, what) in sorted(minimums.items()):
-        if name not in values:
+        if values.get(name) is None:
             continue
         value = values[name]
         if isinstance(value, str) and _WHOLE_NUMBER.match(value):
             value = int(value)  # an AWX text answer; the argument spec converts it the same way
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
             out.append(f"{name} must be a whole number >= {lowest} ({what}), got {value!r}")
+    return out
+
+
+def module_errors(params, minimums=None):
+    """Problems with a module's options that its argument spec cannot express, in words (``minimums``: the
+    module's own, MODULE_MINIMUMS by default)."""
+    out = minimum_errors(params, MODULE_MINIMUMS if minimums is None else minimums)
+    if params.get("objects") == []:
+        out.append("objects is empty: name at least one MachineDeployment or control plane to wait for")
+    rollout_id = params.get("rollout_id")
+    if rollout_id is not None and not _ROLLOUT_ID.match(str(rollout_id)):
+        out.append(f"rollout_id must be 1-128 letters, digits, '.', '_', ':', '/' or '-', starting with a letter or digit "
+                   f"(it is recorded in the history of every object and compared on re-runs), got {rollout_id!r}")
+    return out
+
+
+def errors(values, known, present, minimums=None):
+    """Every problem with ``values`` ({name: value}), in words: a value below its minimum, a name in ``present``
+    (variables defined with the role's prefix) that is not in ``known`` (the role's options)."""
+    out = minimum_errors(values, MINIMUMS if minimums is None else minimums)
     known = set(known)
     for name in sorted(set(present) - known):
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)

@@ -29,3 +29,25 @@ def test_unknown_variables_are_named_with_the_closest_option():
     problems = settings.errors({}, KNOWN, ["hardware_refresh_soak_second", "hardware_refresh_wait_timeout", "hardware_refresh_zzz"])
     assert problems == ["hardware_refresh_soak_second is not a setting of this role; did you mean hardware_refresh_soak_seconds?",
                         "hardware_refresh_zzz is not a setting of this role"]
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"wait_timeout": 0}, "wait_timeout must be a whole number >= 1"),
+    ({"stall_timeout": "0"}, "stall_timeout must be a whole number >= 1"),
+    ({"soak_seconds": -1}, "soak_seconds must be a whole number >= 0"),
+    ({"poll_interval": True}, "poll_interval must be a whole number >= 1"),
+    ({"objects": []}, "objects is empty"),
+    ({"rollout_id": "has spaces"}, "rollout_id must be 1-128 letters"),
+    ({"rollout_id": "-starts-with-a-dash"}, "rollout_id must be"),
+    ({"rollout_id": "x" * 129}, "rollout_id must be"),
+])
+def test_module_options_out_of_range(params, expected):
+    problems = settings.module_errors(params)
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_module_options_in_range_and_the_lock_s_own_minimums():
+    assert settings.module_errors({"wait_timeout": 1, "stall_timeout": "5", "soak_seconds": 0, "poll_interval": None,
+                                   "rollout_id": "CHG-1234/hw-2026-12_a:b.c", "objects": [{"name": "md-0"}]}) == []
+    assert settings.module_errors({"wait_timeout": 0, "poll_interval": 5}, settings.LOCK_MINIMUMS) == []
+    assert settings.module_errors({"wait_timeout": -1}, settings.LOCK_MINIMUMS)[0].startswith("wait_timeout must be")

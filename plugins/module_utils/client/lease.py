@@ -62,6 +62,10 @@ class Lock(object):
         else:
             method, path, verb = "PUT", self.path, "update"
         try:
+            if verb == "create" and not self.api.dry_run:
+                # A Lease is created once per management cluster: a dry run first finds a missing namespace
+                # (404) without a write that fails.
+                self.api.request(method, path, body=plan["body"], verb=verb, dry_run=True)
             return self.api.request(method, path, body=plan["body"], verb=verb)
         except ApiError as err:
             if err.status == 409:

@@ -58,8 +58,20 @@ def test_create_when_there_is_no_lease():
     conn.add("POST", COLLECTION, status=201, body=lease("me"))
     got = make_lock(conn).acquire("me", 60, info={"refresh_id": "hw-1"})
     assert got["acquired"] is True and got["action"] == "create" and got["held_by"] == "me" and got["changed"] is True
-    assert methods(conn) == [("GET", PATH), ("POST", COLLECTION)]
-    assert conn.sent[1]["body"]["spec"]["holderIdentity"] == "me"
+    # the create is tried as a dry run first (a missing namespace fails there, with nothing attempted)
+    assert methods(conn) == [("GET", PATH), ("POST", COLLECTION), ("POST", COLLECTION)]
+    assert [s["query"] for s in conn.sent[1:]] == [{"dryRun": "All"}, {}]
+    assert conn.sent[2]["body"]["spec"]["holderIdentity"] == "me"
+
+
+def test_a_missing_namespace_fails_in_the_dry_run():
+    conn = FakeConnection()
+    conn.add("GET", PATH, status=404, body={"reason": "NotFound"})
+    conn.add("POST", COLLECTION, status=404, body={"reason": "NotFound", "message": 'namespaces "default" not found'})
+    with pytest.raises(RolloutError) as err:
+        make_lock(conn).acquire("me", 60)
+    assert err.value.reason == "not_found" and "namespace default does not exist" in str(err.value)
+    assert [s["query"] for s in conn.sent if s["method"] == "POST"] == [{"dryRun": "All"}]
 
 
 def test_losing_the_create_race_shows_the_winner():

@@ -134,19 +134,9 @@ def list_kind_at(api, discovery, kind, namespace, label_selector=None):
     return items, version, rv
 
 
-# Groups whose kinds are never an infrastructure machine template (a MachineDeployment named by mistake).
-CAPI_OWN_GROUPS = ("cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io")
-
-
 def template_exists(api, discovery, namespace, target, ref=None):
     """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
     group, kind, name = target["api_group"], target["kind"], target["name"]
-    if group in CAPI_OWN_GROUPS:
-        raise RolloutError(
-            f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template: {group} is a group of "
-            "Cluster API itself; nothing was changed", ref=ref, reason="not_a_template",
-            hint="name a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
-                 "example DockerMachineTemplate or AWSMachineTemplate) in infrastructure_ref")
     version = discovery.version_for_group(group, ref=ref)
     plural = discovery.plural(group, version, kind, ref=ref)
     res = {"group": group, "plural": plural}

@@ -20,6 +20,8 @@ V1BETA1 = "v1beta1"
 V1BETA2 = "v1beta2"
 VERSIONS = (V1BETA1, V1BETA2)
 
+# Groups of Cluster API itself: none of their kinds is an infrastructure machine template.
+CAPI_OWN_GROUPS = ("cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io")
 MACHINE_DEPLOYMENT = "MachineDeployment"
 KUBEADM_CONTROL_PLANE = "KubeadmControlPlane"
 MACHINE_SET = "MachineSet"

@@ -89,6 +89,12 @@ def _target_ref(requested, current, ref):
         raise RolloutError("infrastructure_ref needs kind and api_group: the object has no current reference to copy them from",
                            ref=ref, hint="give infrastructure_ref.kind and infrastructure_ref.api_group",
                            reason="invalid_infrastructure_ref")
+    if target["api_group"] in apiversion.CAPI_OWN_GROUPS:
+        raise RolloutError(
+            f"{target['kind']} {target['name']} ({target['api_group']}) is not an infrastructure machine template: "
+            f"{target['api_group']} is a group of Cluster API itself; nothing was changed", ref=ref, reason="not_a_template",
+            hint="name a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
+                 "example DockerMachineTemplate or AWSMachineTemplate) in infrastructure_ref")
     if requested.get("api_version"):
         target["api_version"] = requested["api_version"]
     return target

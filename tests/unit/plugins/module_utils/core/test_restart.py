@@ -116,6 +116,9 @@ GUARDS = [
      {"infrastructure_ref": "c1-cp-infra-v2"}, "topology_owned", "ClusterClass"),
     ("infrastructure_ref without name", objs.machine_deployment, {"infrastructure_ref": {"kind": "X"}},
      "invalid_infrastructure_ref", "infrastructure_ref.name"),
+    ("infrastructure_ref to a MachineDeployment", objs.machine_deployment,
+     {"infrastructure_ref": {"api_group": "cluster.x-k8s.io", "kind": "MachineDeployment", "name": "md-1"}},
+     "not_a_template", "MachineTemplate"),
 ]
 
 

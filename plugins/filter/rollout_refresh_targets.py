@@ -53,6 +53,14 @@ options:
       planes are selected).
     type: bool
     default: false
+  templates:
+    description:
+      - How the new templates are made - C(overrides), C(labels), C(annotations) (for every object) and C(objects)
+        (per object - keys C(cluster:<workload cluster>), C(<name>) or C(<namespace>/<name>), each
+        C({overrides, labels, annotations}) merged over the one before).
+      - When given, each selected entry gets C(clone) - its own C({overrides, labels, annotations, warnings});
+        C(warnings) says when the overrides name another Kubernetes version than the object's.
+    type: dict
 '''
 
 EXAMPLES = r'''
@@ -64,7 +72,8 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: The selected entries, control planes first, in the order they were read.
+  description: The selected entries, control planes first, in the order they were read (with C(clone) when
+    O(templates) is given).
   type: list
   elements: dict
 '''
@@ -83,10 +92,17 @@ def _entries(value, what):
 
 
 def rollout_refresh_targets(machine_deployments, control_planes=None, clusters=None, names=None, control_plane=False,
-                            workers=True, narrowed=False):
-    return refresh.select_targets(_entries(machine_deployments, "the input"), _entries(control_planes, "control_planes"),
-                                  clusters=clusters or [], names=names or [], control_plane=bool(control_plane),
-                                  workers=bool(workers), narrowed=bool(narrowed))
+                            workers=True, narrowed=False, templates=None):
+    selected = refresh.select_targets(_entries(machine_deployments, "the input"), _entries(control_planes, "control_planes"),
+                                      clusters=clusters or [], names=names or [], control_plane=bool(control_plane),
+                                      workers=bool(workers), narrowed=bool(narrowed))
+    if templates is None:
+        return selected
+    if not isinstance(templates, dict):
+        raise AnsibleFilterError("rollout_refresh_targets: templates must be a dictionary")
+    return [dict(entry, clone=refresh.clone_settings(entry, templates.get("overrides"), templates.get("labels"),
+                                                     templates.get("annotations"), templates.get("objects")))
+            for entry in selected]
 
 
 class FilterModule(object):

@@ -22,7 +22,9 @@ capi_machine_template in check mode. The output objects use the fields of the fl
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import copy
 import math
+import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 
@@ -77,6 +79,54 @@ def select_targets(machine_deployments, control_planes, clusters=None, names=Non
         out.extend(cp for cp in control_planes or [] if wanted is None or cp.get("cluster") in wanted)
     if workers:
         out.extend(mds)
+    return out
+
+
+def _layer(base, extra):
+    """``extra`` merged over ``base``: mappings recursively, anything else (None included: it removes the key
+    from the template later, see template_clone.deep_merge) replaces."""
+    if not isinstance(base, dict) or not isinstance(extra, dict):
+        return copy.deepcopy(extra)
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        out[key] = _layer(out[key], value) if key in out else copy.deepcopy(value)
+    return out
+
+
+_K8S_VERSION = re.compile(r"(?<![0-9.])v?(1\.[0-9]{1,2}\.[0-9]{1,3})(?![0-9])")
+
+
+def _versions_in(value):
+    if isinstance(value, dict):
+        return [found for item in value.values() for found in _versions_in(item)]
+    if isinstance(value, (list, tuple)):
+        return [found for item in value for found in _versions_in(item)]
+    return _K8S_VERSION.findall(value) if isinstance(value, str) else []
+
+
+def clone_settings(entry, overrides=None, labels=None, annotations=None, object_templates=None):
+    """What the new template of ``entry`` (an info entry) is made with: {overrides, labels, annotations, warnings}.
+
+    The global ``overrides``/``labels``/``annotations``, then ``object_templates`` entries (each {overrides,
+    labels, annotations}) of its workload cluster (key ``cluster:<name>``), of its name and of
+    ``namespace/name``, each merged over the one before - a pool, or a workload cluster on another
+    Kubernetes version, gets its own image. ``warnings``: an override naming a Kubernetes version
+    (``kindest/node:v1.31.0``, an AMI name) other than the object's ``spec.version``.
+    """
+    templates = object_templates or {}
+    out = {"overrides": _layer({}, overrides or {}), "labels": dict(labels or {}), "annotations": dict(annotations or {})}
+    for key in (f"cluster:{entry.get('cluster')}", entry.get("name"), f"{entry.get('namespace')}/{entry.get('name')}"):
+        extra = templates.get(key) or {}
+        out["overrides"] = _layer(out["overrides"], extra.get("overrides") or {})
+        out["labels"].update(extra.get("labels") or {})
+        out["annotations"].update(extra.get("annotations") or {})
+    version = str(_get(entry, "template", "version") or "").lstrip("v")
+    named = sorted(set(_versions_in(out["overrides"])))
+    out["warnings"] = []
+    if version and named and version not in named:
+        out["warnings"].append(f"the overrides name Kubernetes {', '.join('v' + v for v in named)} but {entry.get('ref')} "
+                               f"runs v{version} (spec.version): check the image, or give this pool or workload cluster "
+                               "its own overrides (object_templates)")
     return out
 
 
@@ -242,13 +292,16 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                "wait": {"kind": entry.get("kind"), "namespace": entry.get("namespace"), "name": entry.get("name"),
                         "infrastructure_ref": None if restart or not target else
                         {"kind": target.get("kind"), "name": target.get("name")}},
-               "blockers": [], "started": None, "wave": None, "restart": bool(restart)}
+               "blockers": [], "started": None, "wave": None, "restart": bool(restart),
+               "clone": entry.get("clone")}
         if refresh_id and last.get("id") == undo_id(refresh_id):
             obj.update(action=SKIP, result="skipped",
                        notes=[f"switched back by the undo of refresh {refresh_id} at {last.get('at')}; start a new "
                               "refresh id to roll it again"])
             out.append(obj)
             continue
+        if not restart:
+            obj["notes"].extend((entry.get("clone") or {}).get("warnings") or [])
         blockers = _blockers(entry, clone, on_target, ours, cp_versions, restart=restart)
         if blockers:
             obj.update(action=SKIP, result="skipped", blockers=blockers)

@@ -189,3 +189,30 @@ def test_wave_size():
         refresh.wave_size("0", 3)
     with pytest.raises(ValueError):
         refresh.wave_size(False, 3)
+
+
+# ----- the settings of each new template
+
+def test_clone_settings_merge_global_cluster_name_and_namespaced_name_in_that_order():
+    obj = entry("gpu", cluster="edge-1", namespace="team-a")
+    settings = refresh.clone_settings(
+        obj, overrides={"instanceType": "m6i.xlarge", "rootVolume": {"size": 80, "type": "gp3"}, "sshKeyName": "k"},
+        labels={"hw": "2026"}, annotations={"a": "1"},
+        object_templates={"cluster:edge-1": {"overrides": {"rootVolume": {"size": 100}}, "labels": {"site": "edge"}},
+                          "gpu": {"overrides": {"instanceType": "g5.xlarge"}},
+                          "team-a/gpu": {"overrides": {"sshKeyName": None}, "annotations": {"a": "2"}},
+                          "other": {"overrides": {"instanceType": "never"}}})
+    assert settings["overrides"] == {"instanceType": "g5.xlarge", "rootVolume": {"size": 100, "type": "gp3"}, "sshKeyName": None}
+    assert settings["labels"] == {"hw": "2026", "site": "edge"} and settings["annotations"] == {"a": "2"}
+    assert settings["warnings"] == []
+
+
+def test_clone_settings_note_an_image_of_another_kubernetes_version():
+    obj = entry("md-0", version="v1.30.4")
+    (warning,) = refresh.clone_settings(obj, overrides={"customImage": "kindest/node:v1.31.0"})["warnings"]
+    assert "Kubernetes v1.31.0" in warning and "machinedeployment/default/md-0 runs v1.30.4" in warning
+    assert refresh.clone_settings(obj, overrides={"customImage": "kindest/node:v1.30.4"})["warnings"] == []
+    assert refresh.clone_settings(obj, overrides={"ami": {"id": "ami-0abc"}, "size": "10.1.2.3"})["warnings"] == []
+    # the plan carries the note to the report
+    plan = plan_one(dict(obj, clone=refresh.clone_settings(obj, overrides={"customImage": "kindest/node:v1.31.0"})))
+    assert any("Kubernetes v1.31.0" in note for note in plan["notes"])

@@ -174,6 +174,24 @@ def test_a_selection_that_matches_nothing_anywhere_fails_unless_allowed(hw, tmp_
     assert one.rc == 0, one.explain()
 
 
+def test_overrides_per_workload_cluster_and_a_note_on_another_kubernetes_version(hw, tmp_path):
+    lab = mgmts(hw)["hw-lab"]
+    mark = lab.mark()
+    per_cluster = {"cluster:l4": {"overrides": {"customImage": "kindest/node:v1.31.9"}}}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-per-cluster", template_overrides=overrides("global"), clusters=["l4", "l1"],
+                            object_templates=per_cluster), tmp_path / "report", check=True, diff=True, limit="hw-lab")
+    assert run.rc == 0, run.explain()
+    l4 = run.obj("hw-lab", "l4-md-0")
+    assert any("Kubernetes v1.31.9" in note and "runs v1.32.0" in note for note in l4["notes"]), l4
+    assert not any("Kubernetes" in note for note in run.obj("hw-lab", "l1-md-0")["notes"])
+    # --diff shows each new template (the API server's answer to the dry-run create): l4's own image, the
+    # global one for l1's two pools
+    assert run.stdout.count('customImage: "kindest/node:v1.31.9"') == 1, run.explain()
+    assert run.stdout.count('customImage: "kindest/node:global"') == 2, run.explain()
+    assert lab.writes(mark) == []
+
+
 def test_rollback_refuses_a_revision_that_is_not_a_number(hw, tmp_path):
     lab = mgmts(hw)["hw-lab"]
     mark = lab.mark()
@@ -532,3 +550,27 @@ def test_closed_maintenance_window_stops_new_waves(hw, tmp_path):
     for obj in pending:
         assert east.infra_template("MachineDeployment", obj["name"]) == before[obj["name"]]
     assert json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))["management_clusters"][0]["name"] == "hw-east"
+
+
+def test_restart_playbook_replaces_every_machine_on_its_template_once(hw, tmp_path):
+    """playbooks/restart.yml end to end: the same role without a template change; a re-run with the same
+    restart_id restarts nothing again."""
+    lab = mgmts(hw)["hw-lab"]
+    mds = ("l2-md-0",)
+    before = {md: (lab.revision(md), lab.infra_template("MachineDeployment", md)) for md in mds}
+    mark = lab.mark()
+    extra = dict(FAST, restart_id="it-restart", clusters="l2", soak_seconds=1)
+    run = run_playbook(hw.inventory, "restart.yml", extra, tmp_path / "report", limit="hw-lab")
+    assert run.rc == 0, run.explain()
+    assert run.cluster("hw-lab")["result"] == "succeeded", run.cluster("hw-lab")
+    for md in mds:
+        revision, template = before[md]
+        assert lab.revision(md) == revision + 1, md
+        assert lab.infra_template("MachineDeployment", md) == template, "a restart keeps the template"
+        assert lab.last_rollout("MachineDeployment", md).get("id") == "it-restart"
+        assert len(lab.machine_set_creates(mark, md)) == 1, md
+    again = run_playbook(hw.inventory, "restart.yml", extra, tmp_path / "again", limit="hw-lab")
+    assert again.rc == 0, again.explain()
+    assert [obj["action"] for obj in again.cluster("hw-lab")["objects"]] == ["unchanged"]
+    for md in mds:
+        assert lab.revision(md) == before[md][0] + 1 and len(lab.machine_set_creates(mark, md)) == 1, md

@@ -180,6 +180,8 @@ def run_info(module):
         selected = run.select(require_match=False)
         clusters = run.clusters(selected)
         objects = selected.objects
+        if not objects and not targets.namespace_exists(run.api, selected.namespace):
+            module.warn(f"namespace {selected.namespace} does not exist: nothing to show (check the namespace)")
         if params.get("wait") and objects:
             objects = run.wait(selected, objects, _start_rv(selected, objects))
         machines = None

@@ -134,6 +134,20 @@ def list_kind_at(api, discovery, kind, namespace, label_selector=None):
     return items, version, rv
 
 
+def namespace_exists(api, namespace):
+    """False only when the API server says ``namespace`` does not exist (404); True when it exists or when
+    the credentials may not ask (403: the namespaces rule of docs/rbac.yml is optional)."""
+    try:
+        api.get(resource_path("", "v1", "namespaces", name=namespace))
+    except ApiError as err:
+        if err.status == 404:
+            return False
+        if err.status in (401, 403):
+            return True
+        raise api_error(err, verb="get", resource={"group": "", "plural": "namespaces"}, host=api.host)
+    return True
+
+
 def template_exists(api, discovery, namespace, target, ref=None):
     """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
     group, kind, name = target["api_group"], target["kind"], target["name"]

@@ -225,3 +225,23 @@ def test_info_for_many_objects_is_a_constant_number_of_requests(conn):
     assert len(out.result["resources"]) == 7
     paused = {r["name"]: r["paused"] for r in out.result["resources"]}
     assert paused["md-1"] is True and paused["md-0"] is False
+
+
+@pytest.mark.parametrize("status, warned", [(404, True), (200, False), (403, False)])
+def test_info_on_an_empty_namespace_says_when_it_does_not_exist(conn, status, warned):
+    conn.add("GET", MDS, body=md_list())
+    conn.add("GET", "/api/v1/namespaces/default", status=status, body={"reason": "x", "message": "x"})
+    module = FakeModule()
+    out = run(module, verb="info")
+    assert not out.failed and out.result["resources"] == []
+    assert any("namespace default does not exist" in text for text in module.warnings) is warned
+    assert [s["path"] for s in conn.sent].count("/api/v1/namespaces/default") == 1
+
+
+def test_info_asks_nothing_about_a_namespace_with_objects(conn):
+    conn.add("GET", MDS, body=md_list(objs.machine_deployment()))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets", body={"items": []})
+    out = run(FakeModule(), verb="info")
+    assert not out.failed, out.result
+    assert "/api/v1/namespaces/default" not in [s["path"] for s in conn.sent]

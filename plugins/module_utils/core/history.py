@@ -44,7 +44,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 
 get = apiversion.get_path
 
-HISTORY_ANNOTATION = keys.HISTORY_ANNOTATION
 DEFAULT_HISTORY_LIMIT = 10
 # Kubernetes allows 256 KiB for ALL annotations of an object together, and CAPI copies MD annotations
 # to every MachineSet; the record stays far below that whatever history_limit is.
@@ -168,10 +167,10 @@ def read_record(obj):
     """(entries, warnings): the readable entries of ``obj``'s history annotation, oldest first
     (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
     gives [] and a warning, unreadable entries are skipped with a warning."""
-    raw = (get(obj, "metadata.annotations", {}) or {}).get(HISTORY_ANNOTATION)
+    raw = (get(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
     if raw is None or raw == "":
         return [], []
-    where = f"{ref_of(obj)}: annotation {HISTORY_ANNOTATION}"
+    where = f"{ref_of(obj)}: annotation {keys.HISTORY_ANNOTATION}"
     try:
         data = json.loads(raw)
     except (TypeError, ValueError):
@@ -274,7 +273,7 @@ def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entr
     if entries is None:
         entries, _warnings = read_record(obj)
     new_entries = trim(list(entries) + [entry], history_limit)
-    path = ("metadata", "annotations", HISTORY_ANNOTATION)
+    path = ("metadata", "annotations", keys.HISTORY_ANNOTATION)
     before_raw = get(obj, path)
     before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
     after_text = f"{_display(new_entries)}; new: {serialize(entry)}"

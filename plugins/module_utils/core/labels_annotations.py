@@ -31,3 +31,9 @@ LAST_ROLLOUT_ANNOTATION = "rollout.capi-rollout.dev/last"
 # entry per template change it made (core/history.py, docs/history-and-undo.md). Same reasoning:
 # metadata.annotations, never spec.template.
 HISTORY_ANNOTATION = "rollout.capi-rollout.dev/history"
+# On a template cloned by this collection (core/template_clone.py): where it came from
+# (``<kind>/<source name>``) and the hash of its merged spec (which the name ends in).
+CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"
+SPEC_HASH_ANNOTATION = "rollout.capi-rollout.dev/spec-hash"
+# On the lock's Lease (core/lease.py): the holder's facts (refresh id, AWX job, start), for messages.
+LOCK_INFO_ANNOTATION = "rollout.capi-rollout.dev/lock-info"

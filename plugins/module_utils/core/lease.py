@@ -25,6 +25,7 @@ import datetime
 import json
 import math
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 
 API_VERSION = "coordination.k8s.io/v1"
@@ -33,7 +34,6 @@ GROUP = "coordination.k8s.io"
 VERSION = "v1"
 PLURAL = "leases"
 DEFAULT_NAME = "capi-rollout-lock"
-INFO_ANNOTATION = "rollout.capi-rollout.dev/lock-info"
 
 CREATE = "create"          # no Lease yet: create it, held by us
 RENEW = "renew"            # we hold it: move renewTime forward
@@ -74,7 +74,7 @@ def validate_duration(duration):
 def read_info(lease):
     """The holder facts stored in the info annotation ({} when missing or unreadable)."""
     annotations = ((lease or {}).get("metadata") or {}).get("annotations") or {}
-    raw = annotations.get(INFO_ANNOTATION)
+    raw = annotations.get(keys.LOCK_INFO_ANNOTATION)
     if not raw:
         return {}
     try:
@@ -166,7 +166,7 @@ def new_lease(name, namespace, holder, now, duration, info=None, labels=None):
     stamp = format_micro(now)
     meta = {"name": name, "namespace": namespace,
             "labels": dict(labels or {"app.kubernetes.io/managed-by": "capi.rollout"}),
-            "annotations": {INFO_ANNOTATION: _info_text(info)}}
+            "annotations": {keys.LOCK_INFO_ANNOTATION: _info_text(info)}}
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": meta,
             "spec": {"holderIdentity": holder, "leaseDurationSeconds": duration, "acquireTime": stamp,
                      "renewTime": stamp, "leaseTransitions": 0}}
@@ -182,7 +182,7 @@ def _updated(lease, info):
         meta.pop(key, None)
     if info is not None:
         annotations = dict(meta.get("annotations") or {})
-        annotations[INFO_ANNOTATION] = _info_text(info)
+        annotations[keys.LOCK_INFO_ANNOTATION] = _info_text(info)
         meta["annotations"] = annotations
     body.setdefault("spec", {})
     return body

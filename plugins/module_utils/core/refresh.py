@@ -26,11 +26,11 @@ import copy
 import math
 import re
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 
 MACHINE_DEPLOYMENT = "MachineDeployment"
 KUBEADM_CONTROL_PLANE = "KubeadmControlPlane"
-CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"
 
 SWITCH = "switch"
 UNCHANGED = "unchanged"
@@ -212,7 +212,7 @@ def _template(entry):
 def _original_name(clone):
     """The template a clone was made from (its cloned-from annotation), or None."""
     annotations = _get(clone, "template", "metadata", "annotations") or {}
-    value = annotations.get(CLONED_FROM_ANNOTATION) or ""
+    value = annotations.get(keys.CLONED_FROM_ANNOTATION) or ""
     return value.split("/", 1)[1] if "/" in value else (value or None)
 
 

@@ -33,8 +33,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 # This collection's annotations on a clone: where it came from, and the hash in its name.
-CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"
-SPEC_HASH_ANNOTATION = "rollout.capi-rollout.dev/spec-hash"
 
 HASH_LENGTH = 8
 MAX_NAME_LENGTH = 63
@@ -81,7 +79,7 @@ def base_name(source_obj):
     here (its spec-hash annotation matches the suffix); the plain name otherwise."""
     meta = source_obj.get("metadata") or {}
     name = meta.get("name") or ""
-    previous = (meta.get("annotations") or {}).get(SPEC_HASH_ANNOTATION) or ""
+    previous = (meta.get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) or ""
     if previous and _HEX.match(previous) and name.endswith("-" + previous) and len(name) > len(previous) + 1:
         return name[:-(len(previous) + 1)]
     return name
@@ -311,7 +309,7 @@ def plan_clone(source_obj, overrides, name=None, labels=None, annotations=None, 
 
     meta = source_obj.get("metadata") or {}
     new_labels = _apply_user_map(copied_labels(meta.get("labels")), user_labels)
-    own = {CLONED_FROM_ANNOTATION: f"{kind}/{source_name}", SPEC_HASH_ANNOTATION: digest}
+    own = {keys.CLONED_FROM_ANNOTATION: f"{kind}/{source_name}", keys.SPEC_HASH_ANNOTATION: digest}
     new_annotations = _apply_user_map(dict(copied_annotations(meta.get("annotations")), **own), user_annotations)
     new_meta = {"name": target}
     if namespace:
@@ -362,8 +360,8 @@ def _comparer(plan, explicit, user_labels, user_annotations):
         differing = diff_paths((existing or {}).get("spec") or {}, desired["spec"], ("spec",))
         # Created here from the same merged spec, and only fields added (CRD defaults) or dropped
         # (pruned unknown fields) by the API server differ: the same content.
-        made_here = (ex_annotations.get(SPEC_HASH_ANNOTATION) == plan["hash"]
-                     and ex_annotations.get(CLONED_FROM_ANNOTATION) is not None
+        made_here = (ex_annotations.get(keys.SPEC_HASH_ANNOTATION) == plan["hash"]
+                     and ex_annotations.get(keys.CLONED_FROM_ANNOTATION) is not None
                      and all(old is None or new is None for _path, old, new in differing))
         if not differing or made_here:
             warnings = []

@@ -26,6 +26,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -40,7 +41,7 @@ ROLLED_BACK = "rolled_back"
 ACTIONS = (ROLLED_BACK,)
 _NO_HISTORY_HINT = ("CAPI v1.11+ deletes old MachineSets once a rollout completes (v1.10 keeps revisionHistoryLimit of them), "
                     "so a revision is only known while its MachineSet exists or when this collection recorded it "
-                    f"(annotation {hist.HISTORY_ANNOTATION}); capi_rollout_info with history=true lists them")
+                    f"(annotation {keys.HISTORY_ANNOTATION}); capi_rollout_info with history=true lists them")
 _SPEC = ("spec", "template", "spec")
 _STALE_REF_KEYS = ("uid", "resourceVersion", "fieldPath")
 

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 
 UTC = datetime.timezone.utc
@@ -31,7 +32,7 @@ def a_lease(holder="awx-job-1", renewed=-10, duration=60, acquired=-100, transit
     meta = {"name": "capi-rollout-lock", "namespace": "default", "resourceVersion": rv,
             "managedFields": [{"manager": "x"}], "creationTimestamp": "2026-03-01T10:00:00Z"}
     if info is not None:
-        meta["annotations"] = {leases.INFO_ANNOTATION: json.dumps(info)}
+        meta["annotations"] = {keys.LOCK_INFO_ANNOTATION: json.dumps(info)}
     return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta, "spec": spec}
 
 
@@ -87,9 +88,9 @@ def test_released_lease_is_free():
 
 def test_unreadable_info_is_ignored():
     lease = a_lease()
-    lease["metadata"]["annotations"] = {leases.INFO_ANNOTATION: "{not json"}
+    lease["metadata"]["annotations"] = {keys.LOCK_INFO_ANNOTATION: "{not json"}
     assert leases.view(lease, NOW)["info"] == {}
-    lease["metadata"]["annotations"] = {leases.INFO_ANNOTATION: "[1, 2]"}
+    lease["metadata"]["annotations"] = {keys.LOCK_INFO_ANNOTATION: "[1, 2]"}
     assert leases.view(lease, NOW)["info"] == {}
 
 
@@ -102,7 +103,7 @@ def test_acquire_creates_missing_lease():
     assert body["spec"] == {"holderIdentity": "me", "leaseDurationSeconds": 120,
                             "acquireTime": "2026-03-01T12:00:00.000000Z", "renewTime": "2026-03-01T12:00:00.000000Z",
                             "leaseTransitions": 0}
-    assert json.loads(body["metadata"]["annotations"][leases.INFO_ANNOTATION]) == {"holder": "me", "refresh_id": "hw-1"}
+    assert json.loads(body["metadata"]["annotations"][keys.LOCK_INFO_ANNOTATION]) == {"holder": "me", "refresh_id": "hw-1"}
 
 
 def test_acquire_renews_own_lease_and_keeps_resource_version():
@@ -165,7 +166,7 @@ def test_acquire_needs_a_holder():
 
 def test_info_annotation_is_compact_and_bounded():
     plan = leases.plan_acquire(None, "me", NOW, 60, info={"reason": "x" * 500, "n": 3, "skip": None, "d": {"a": 1}})
-    info = json.loads(plan["body"]["metadata"]["annotations"][leases.INFO_ANNOTATION])
+    info = json.loads(plan["body"]["metadata"]["annotations"][keys.LOCK_INFO_ANNOTATION])
     assert len(info["reason"]) == 200 and info["n"] == 3 and "skip" not in info and info["d"] == '{"a":1}'
 
 
@@ -178,7 +179,7 @@ def test_release_own_lease():
     assert spec["renewTime"] == "2026-03-01T12:00:00.000000Z"
     assert spec["leaseDurationSeconds"] == 60
     assert plan["body"]["metadata"]["resourceVersion"] == "42"
-    info = json.loads(plan["body"]["metadata"]["annotations"][leases.INFO_ANNOTATION])
+    info = json.loads(plan["body"]["metadata"]["annotations"][keys.LOCK_INFO_ANNOTATION])
     assert info == {"refresh_id": "hw-1", "released_by": "me"}
     assert leases.view(plan["body"], NOW)["holder"] is None
 
@@ -207,8 +208,8 @@ def test_seconds_left_rounds_down():
 def test_renewal_keeps_the_holder_facts():
     lease = a_lease(holder="me", info={"holder": "me", "refresh_id": "hw-1"})
     plan = leases.plan_acquire(lease, "me", NOW, 60)
-    info = json.loads(plan["body"]["metadata"]["annotations"][leases.INFO_ANNOTATION])
+    info = json.loads(plan["body"]["metadata"]["annotations"][keys.LOCK_INFO_ANNOTATION])
     assert info == {"holder": "me", "refresh_id": "hw-1"}
     plan = leases.plan_acquire(lease, "me", NOW, 60, info={"wave": "canary"})
-    info = json.loads(plan["body"]["metadata"]["annotations"][leases.INFO_ANNOTATION])
+    info = json.loads(plan["body"]["metadata"]["annotations"][keys.LOCK_INFO_ANNOTATION])
     assert info == {"holder": "me", "refresh_id": "hw-1", "wave": "canary"}

@@ -28,55 +28,23 @@ class PlaybookResult(dict):
         return bool(self.get("failed"))
 
 
-def run_module(inventory, host, module, params, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}",
-               environment=None, timeout=600, loop=None):
-    """Run ``capi.rollout.<module>`` with ``params`` on inventory host ``host``; returns PlaybookResult.
-    ``loop``: run the task over these items (``{{ item }}`` in params); the result then has Ansible's ``results``."""
-    with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
-        out_file = Path(tmp) / "result.json"
-        args = dict(params)
-        if kubeconfig is not None and "kubeconfig" not in args and "host" not in args:
-            args["kubeconfig"] = kubeconfig
-        task = {"name": module, f"capi.rollout.{module}": args, "register": "out", "ignore_errors": True,
-                "check_mode": check, "diff": diff}
-        if environment:
-            task["environment"] = environment
-        if loop is not None:
-            task["loop"] = loop
-        play = [{"hosts": host, "gather_facts": False, "tasks": [
-            task,
-            {"name": "save", "ansible.builtin.copy": {"content": "{{ out | to_json }}", "dest": str(out_file)},
-             "check_mode": False, "diff": False},
-        ]}]
-        playbook = Path(tmp) / "play.yml"
-        playbook.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
-        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_DEPRECATION_WARNINGS="0")
-        proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
-        if not out_file.exists():
-            raise AssertionError(f"ansible-playbook did not run the module (rc {proc.returncode}):\n{proc.stdout}")
-        result = PlaybookResult(json.loads(out_file.read_text(encoding="utf-8")))
-        result.stdout = proc.stdout
-        return result
+def _with_kubeconfig(params, kubeconfig):
+    args = dict(params)
+    if kubeconfig is not None and "kubeconfig" not in args and "host" not in args:
+        args["kubeconfig"] = kubeconfig
+    return args
 
 
-def run_modules(inventory, host, calls, kubeconfig="{{ capi_kubeconfig }}", timeout=900):
-    """Run many module calls in one ansible-playbook run (one task each, errors ignored); ``calls`` is a
-    list of (module, params, check). Returns the PlaybookResults in order, with the run's stdout."""
+def _run_tasks(inventory, host, tasks, timeout):
+    """One ansible-playbook run of ``tasks`` (each registers ``case_<index>``, errors ignored); returns their
+    registered results as PlaybookResults, each with the run's stdout."""
     with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
         out_file = Path(tmp) / "results.json"
-        tasks = []
-        for index, (module, params, check) in enumerate(calls):
-            args = dict(params)
-            if kubeconfig is not None and "kubeconfig" not in args and "host" not in args:
-                args["kubeconfig"] = kubeconfig
-            tasks.append({"name": f"case {index}", f"capi.rollout.{module}": args, "register": f"case_{index}",
-                          "ignore_errors": True, "check_mode": check})
-        names = ", ".join(f"case_{index}" for index in range(len(calls)))
+        names = ", ".join(f"case_{index}" for index in range(len(tasks)))
         save = {"content": "{{ [" + names + "] | to_json }}", "dest": str(out_file)}
-        tasks.append({"name": "save", "ansible.builtin.copy": save, "check_mode": False})
-        play = [{"hosts": host, "gather_facts": False, "tasks": tasks}]
+        play = [{"hosts": host, "gather_facts": False, "tasks": [
+            dict(task, register=f"case_{index}", ignore_errors=True) for index, task in enumerate(tasks)] + [
+            {"name": "save", "ansible.builtin.copy": save, "check_mode": False, "diff": False}]}]
         playbook = Path(tmp) / "play.yml"
         playbook.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
         env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
@@ -84,10 +52,31 @@ def run_modules(inventory, host, calls, kubeconfig="{{ capi_kubeconfig }}", time
         proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
         if not out_file.exists():
-            raise AssertionError(f"ansible-playbook did not run the cases (rc {proc.returncode}):\n{proc.stdout}")
+            raise AssertionError(f"ansible-playbook did not run the tasks (rc {proc.returncode}):\n{proc.stdout}")
         results = []
         for data in json.loads(out_file.read_text(encoding="utf-8")):
             result = PlaybookResult(data)
             result.stdout = proc.stdout
             results.append(result)
         return results
+
+
+def run_module(inventory, host, module, params, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}",
+               environment=None, timeout=600, loop=None):
+    """Run ``capi.rollout.<module>`` with ``params`` on inventory host ``host``; returns PlaybookResult.
+    ``loop``: run the task over these items (``{{ item }}`` in params); the result then has Ansible's ``results``."""
+    task = {"name": module, f"capi.rollout.{module}": _with_kubeconfig(params, kubeconfig), "check_mode": check,
+            "diff": diff}
+    if environment:
+        task["environment"] = environment
+    if loop is not None:
+        task["loop"] = loop
+    return _run_tasks(inventory, host, [task], timeout)[0]
+
+
+def run_modules(inventory, host, calls, kubeconfig="{{ capi_kubeconfig }}", timeout=900):
+    """Run many module calls in one ansible-playbook run (one task each, errors ignored); ``calls`` is a
+    list of (module, params, check). Returns the PlaybookResults in order, with the run's stdout."""
+    tasks = [{"name": f"case {index}", f"capi.rollout.{module}": _with_kubeconfig(params, kubeconfig), "check_mode": check}
+             for index, (module, params, check) in enumerate(calls)]
+    return _run_tasks(inventory, host, tasks, timeout)

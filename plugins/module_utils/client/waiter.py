@@ -21,6 +21,7 @@ MachineDeployment), so a finished-looking MD is never reported complete from cou
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import contextlib
 import queue
 import threading
 import time
@@ -340,16 +341,18 @@ class Waiter(object):
         call_deadline = None if call_seconds is None else time.monotonic() + call_seconds
         # No request of this call may outlast the wait (or this call): a hanging API server then ends it
         # with wait_timeout, not after a request's own timeout.
-        previous, self.api.deadline = self.api.deadline, self._request_deadline(call_deadline)
-        try:
+        with self._bounded(call_deadline):
             return self._run(start, call_deadline)
+
+    @contextlib.contextmanager
+    def _bounded(self, call_deadline=None):
+        """Within: no request may pass the wait's end (or this call's), plus a grace (client.requests.Api.deadline)."""
+        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
+        previous, self.api.deadline = self.api.deadline, min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
+        try:
+            yield
         finally:
             self.api.deadline = previous
-
-    def _request_deadline(self, call_deadline=None):
-        """Monotonic time no request of this wait may pass: the wait's end (or this call's), plus a grace."""
-        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
-        return min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
 
     def _run(self, start, call_deadline):
         self.observe()
@@ -383,11 +386,8 @@ class Waiter(object):
     def failure(self):
         """WaitFailed for a failed state: the message of core.waitstate with what is stuck per object
         (also kept in ``stuck``: its lines and the Machine views, one Machine LIST per object)."""
-        previous, self.api.deadline = self.api.deadline, self._request_deadline()
-        try:
+        with self._bounded():
             return self._failure()
-        finally:
-            self.api.deadline = previous
 
     def _failure(self):
         for ref in self.state["failed_refs"]:

@@ -229,6 +229,14 @@ lease:
   sample: {exists: true, holder: awx-job-4698, held: true, stale: false, acquire_time: "2026-03-01T11:00:00Z",
            renew_time: "2026-03-01T11:59:30Z", expires: "2026-03-01T12:04:30Z", seconds_left: 270,
            lease_duration_seconds: 300, transitions: 3, info: {refresh_id: hw-2026-11}, resource_version: "4242"}
+server_time:
+  description:
+    - The API server's clock when the task ended (UTC), read from the C(Date) headers of its answers; null when
+      no answer came. The C(capi.rollout.hardware_refresh) role judges the maintenance window by it, not by the
+      Ansible host's clock.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:00:05Z"
 api_requests:
   description: Number of HTTP requests this task sent to the API server.
   returned: always
@@ -284,8 +292,7 @@ def main():
         module.fail_json(msg=err.msg, reason=err.reason, hint=err.hint, api_requests=run.api.count, **err.result)
     except (RolloutError, ApiError, TransportError) as err:
         run.fail(err, changed=False, acquired=False)
-    result["api_requests"] = run.api.count
-    module.exit_json(**result)
+    module.exit_json(**run.result(**result))
 
 
 if __name__ == "__main__":

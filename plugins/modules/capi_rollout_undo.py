@@ -307,6 +307,14 @@ progress:
   sample:
     - "2026-03-01T12:04:41Z machinedeployment/fleet-a/md-0 successfully rolled out [desired 3, current 3,
       up-to-date 3, ready 3, available 3]"
+server_time:
+  description:
+    - The API server's clock when the task ended (UTC), read from the C(Date) headers of its answers; null when
+      no answer came. The C(capi.rollout.hardware_refresh) role judges the maintenance window by it, not by the
+      Ansible host's clock.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:00:05Z"
 api_requests:
   description: Number of HTTP requests this task sent to the API server (watches count once per stream).
   returned: always

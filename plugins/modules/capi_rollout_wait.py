@@ -303,6 +303,14 @@ tracking:
   returned: always
   type: dict
   sample: {}
+server_time:
+  description:
+    - The API server's clock when the task ended (UTC), read from the C(Date) headers of its answers; null when
+      no answer came. The C(capi.rollout.hardware_refresh) role judges the maintenance window by it, not by the
+      Ansible host's clock.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:00:05Z"
 api_requests:
   description: Number of HTTP requests sent to the API server.
   returned: always

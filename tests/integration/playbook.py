@@ -5,17 +5,31 @@ check/diff mode) and a copy of the registered result to a JSON file, which the t
 Connection options come from the fleet inventory's host vars (the rollout-operator kubeconfig).
 """
 
+import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+
+
+def faked_clock(skew_seconds):
+    """Environment that sets the clock of a process and its children ``skew_seconds`` off (libfaketime; the
+    monotonic clock stays true), after checking it takes effect in a Python process (positive control)."""
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    assert found, "libfaketime is missing: make system-deps installs it"
+    faked = {"LD_PRELOAD": found[0], "FAKETIME": f"{skew_seconds:+d}", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    probe = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=dict(os.environ, **faked),
+                           capture_output=True, text=True, check=True)
+    assert abs(float(probe.stdout) - time.time() - skew_seconds) < 10, probe.stdout
+    return faked
 
 
 class PlaybookResult(dict):

@@ -1,14 +1,11 @@
 """capi_rollout_restart against local management clusters (both CAPI versions)."""
 
 import datetime
-import glob
 import json
-import os
-import subprocess
-import sys
-import time
 
 import pytest
+
+from playbook import faked_clock
 
 pytestmark = pytest.mark.needs_controller
 
@@ -191,12 +188,6 @@ def test_check_diff_in_a_loop_shows_every_diff(capi):
     assert len(capi.dry_runs(mark)) == 2  # positive control: both patches went to the API server
 
 
-def _faketime_library():
-    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
-    assert found, "libfaketime is missing: make system-deps installs it"
-    return found[0]
-
-
 @pytest.mark.parametrize("skew", [150, -150])
 def test_restart_and_wait_with_the_host_clock_off(capi, skew):
     """The Ansible host's clock 150 s ahead of / behind the API server's (libfaketime under the module):
@@ -204,11 +195,7 @@ def test_restart_and_wait_with_the_host_clock_off(capi, skew):
     wait sees it through. With the host's clock, ahead would schedule the trigger 150 s into the
     controllers' future and behind would write one older than the current MachineSet (no rollout)."""
     name = "wk-ahead" if skew > 0 else "wk-behind"
-    faked = {"LD_PRELOAD": _faketime_library(), "FAKETIME": f"{skew:+d}", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
-    # positive control: the faked clock is in effect for a Python process started with that environment
-    probe = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=dict(os.environ, **faked),
-                           capture_output=True, text=True, check=True)
-    assert abs(float(probe.stdout) - time.time() - skew) < 10
+    faked = faked_clock(skew)
 
     before = capi.machine_sets(name, "team-k")
     res = capi.run("capi_rollout_restart", namespace="team-k", name=name, wait=True, wait_timeout=90, stall_timeout=60,

@@ -532,25 +532,30 @@ def test_a_lock_taken_by_someone_else_mid_run_fails_the_wave_and_the_release_is_
 
 
 def test_closed_maintenance_window_stops_new_waves(hw, tmp_path):
+    """The window is judged by the API server's clock (the lock renewal before each wave reads it)."""
     east = mgmts(hw)["hw-east"]
-    before = {md: east.infra_template("MachineDeployment", md) for md in ("e4-md-0", "e4-md-1")}
+    cluster = "e4"
+    mds = (f"{cluster}-md-0", f"{cluster}-md-1")
+    before = {md: east.infra_template("MachineDeployment", md) for md in mds}
     # the canary starts well inside the window (a loaded machine needs ~10 s to get there); its soak outlasts it
     closes = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=22)
     run = run_playbook(hw.inventory, "hardware_refresh.yml",
                        # survey-style text answers: a list as text, a dictionary as YAML
-                       dict(FAST, refresh_id="it-window", template_overrides="customImage: kindest/node:window", clusters="e4",
-                            soak_seconds=24, not_after=closes.strftime("%Y-%m-%dT%H:%M:%SZ")),
+                       dict(FAST, refresh_id=f"it-window-{cluster}", template_overrides="customImage: kindest/node:window",
+                            clusters=cluster, soak_seconds=24, not_after=closes.strftime("%Y-%m-%dT%H:%M:%SZ")),
                        tmp_path / "report", limit="hw-east")
     assert run.rc == 0, run.explain()  # a closed window is not a failure
     entry = run.cluster("hw-east")
     assert entry["result"] == "stopped_window", entry
-    assert "maintenance window closed" in entry["failure_reason"] and "it-window" in entry["next_step"]
+    assert "maintenance window closed" in entry["failure_reason"] and f"it-window-{cluster}" in entry["next_step"]
     assert run.report["window"]["end"] == closes.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert [wave["result"] for wave in entry["waves"]] == ["succeeded"], entry["waves"]  # the canary ran
     for wave in entry["waves"]:
         wave_started = datetime.datetime.fromisoformat(wave["started"].replace("Z", "+00:00"))
         assert wave_started < closes, f"wave {wave['name']} started after the window closed"
+    assert east.infra_template("MachineDeployment", mds[0]) != before[mds[0]]
     pending = [o for o in entry["objects"] if o["result"] == "pending"]
-    assert pending and run.obj("hw-east", "e4-md-1")["result"] == "pending"
+    assert pending and run.obj("hw-east", mds[1])["result"] == "pending"
     for obj in pending:
         assert east.infra_template("MachineDeployment", obj["name"]) == before[obj["name"]]
     assert json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))["management_clusters"][0]["name"] == "hw-east"

@@ -37,6 +37,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import plan as p
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -85,7 +86,9 @@ class Run(object):
         self.discovery = Discovery(self.api)
 
     def result(self, **extra):
-        out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0}
+        known = self.api is not None and self.api.clock.known
+        out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0,
+               "server_time": timeutil.format_time(self.api.server_now()) if known else None}
         out.update(extra)
         return out
 

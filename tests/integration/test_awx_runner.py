@@ -159,9 +159,8 @@ def crafted_slice(report_dir, name, clusters, refresh_id="awx-crafted"):
 
 
 def crafted_inventory(names):
-    return {"all": {"children": ["management_clusters"]},
-            "management_clusters": {"hosts": list(names), "vars": {"ansible_connection": "local",
-                                                           "ansible_python_interpreter": "{{ ansible_playbook_python }}"}},
+    group_vars = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+    return {"all": {"children": ["management_clusters"]}, "management_clusters": {"hosts": list(names), "vars": group_vars},
             "_meta": {"hostvars": {}}}
 
 

@@ -75,9 +75,9 @@ def _one_value(slices, key, what, expected=None):
             "runs from the slices directory, or give each refresh its own report_dir" % (what, listed))
     value = next(iter(by_value)) if by_value else ""
     if expected and value != expected:
-        raise MergeError("the slice reports (%s) are of %s %s, not %s (the one this merge was given): merge with that "
-                         "%s, or point report_dir at the reports of %s" % (", ".join(s for s, _r in slices), what,
-                                                                          value or "(none)", expected, what, expected))
+        sources = ", ".join(s for s, _r in slices)
+        raise MergeError("the slice reports (%s) are of %s %s, not %s (the one this merge was given): merge with that %s, "
+                         "or point report_dir at the reports of %s" % (sources, what, value or "(none)", expected, what, expected))
     return value or None
 
 

@@ -1,5 +1,6 @@
 """AWX jobs without AWX: a private data directory laid out as AWX writes it for a job, run by ansible-runner,
-the engine AWX and AAP run every job with (awx/main/tasks/jobs.py, ansible/awx e21dd0a0).
+the engine AWX and AAP run every job with (awx/main/tasks/jobs.py, ansible/awx e21dd0a0), here its
+``ansible-runner run`` command line.
 
 - ``inventory/hosts``: an executable script printing the inventory as JSON, the hosts sorted by name and, for
   slice n of N, only ``hosts[n-1::N]`` (Inventory.get_script_data / get_sliced_hosts): a slice never sees
@@ -12,18 +13,19 @@ the engine AWX and AAP run every job with (awx/main/tasks/jobs.py, ansible/awx e
   ``--check`` for the Check job type, ``-l`` for a limit).
 - ``project/``: the project of docs/awx.md section 2, one wrapper playbook per collection playbook.
 
-AWX reads a job's artifacts (set_stats) from the ``artifact_data`` of its ``playbook_on_stats`` event
-(awx/main/tasks/callback.py); ``Job.artifacts`` reads them from the event files ansible-runner leaves in
+AWX records a job's artifacts (set_stats) from the ``artifact_data`` of its ``playbook_on_stats`` event
+(awx/main/tasks/callback.py); here they are read from the event files ansible-runner writes to
 ``artifacts/<ident>/job_events/``.
 """
 
 import json
 import os
+import signal
+import subprocess
 import sys
-import threading
+import time
 from pathlib import Path
 
-import ansible_runner
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,8 +86,7 @@ class AwxJob:
         self.ident = str(job_id)
         self.dir = Path(base) / f"awx_{job_id}"
         self.playbook = f"{playbook}.yml"
-        self.runner = None
-        self._thread = None
+        self.process = self._log = self.exit_code = None
         self._write(inventory, dict(extravars, **meta_vars(job_id, workflow_job_id)), kubeconfig, check)
 
     def _write(self, inventory, extravars, kubeconfig, check):
@@ -112,19 +113,23 @@ class AwxJob:
             wrapper = [{"name": f"capi.rollout.{name}", "ansible.builtin.import_playbook": f"capi.rollout.{name}"}]
             (self.dir / "project" / f"{name}.yml").write_text(yaml.safe_dump(wrapper, sort_keys=False), encoding="utf-8")
 
-    def start(self, finished=None):
-        """Run in the background (ansible_runner.run_async); ``finished(job)`` is called when it ends."""
-        self._thread, self.runner = ansible_runner.run_async(
-            private_data_dir=str(self.dir), playbook=self.playbook, ident=self.ident, quiet=True,
-            finished_callback=(lambda _runner: finished(self)) if finished else None)
+    def start(self):
+        """``ansible-runner run`` in the background, in its own process group."""
+        self._log = open(self.dir / "runner.log", "w", encoding="utf-8")  # pylint: disable=consider-using-with
+        self.process = subprocess.Popen([str(VENV_BIN / "ansible-runner"), "run", str(self.dir), "-p", self.playbook,
+                                         "--ident", self.ident], stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         return self
 
     def wait(self, timeout=600):
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            self.runner.canceled = True
-            self._thread.join(60)
+        try:
+            self.exit_code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(30)
             raise AssertionError(f"AWX job {self.job_id} still running after {timeout}s:\n{self.stdout()[-6000:]}")
+        finally:
+            self._log.close()
         return self
 
     def run(self, timeout=600):
@@ -133,11 +138,17 @@ class AwxJob:
     # ----- what AWX reads back -----
     @property
     def status(self):
-        return self.runner.status
+        """ansible-runner's verdict (artifacts/<ident>/status): successful, failed, timeout or canceled."""
+        path = self.artifacts_dir / "status"
+        return path.read_text(encoding="utf-8").strip() if path.exists() else None
 
     @property
     def rc(self):
-        return self.runner.rc
+        """ansible-playbook's return code as ansible-runner recorded it (artifacts/<ident>/rc); the CLI exits with it."""
+        path = self.artifacts_dir / "rc"
+        rc = int(path.read_text(encoding="utf-8").strip()) if path.exists() else None
+        assert rc == self.exit_code, f"ansible-runner exited {self.exit_code}, recorded rc {rc}"
+        return rc
 
     @property
     def artifacts_dir(self):
@@ -164,18 +175,16 @@ class AwxJob:
 
 
 def run_concurrently(jobs, timeout=600):
-    """Start every job at once (slices of one sliced job); returns them in the order they finished."""
-    done, lock = [], threading.Lock()
-
-    def finished(job):
-        with lock:
-            done.append(job)
-
+    """Start every job at once (the slices of one sliced job); returns them in the order they finished."""
     for job in jobs:
-        job.start(finished)
+        job.start()
+    deadline, done = time.monotonic() + timeout, []
+    while len(done) < len(jobs) and time.monotonic() < deadline:
+        done.extend(job for job in jobs if job not in done and job.process.poll() is not None)
+        time.sleep(0.5)
     for job in jobs:
-        job.wait(timeout)
-    return done
+        job.wait(max(deadline - time.monotonic(), 1))
+    return done + [job for job in jobs if job not in done]
 
 
 def workflow_artifacts(jobs):

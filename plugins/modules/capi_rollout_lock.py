@@ -229,6 +229,12 @@ lease:
   sample: {exists: true, holder: awx-job-4698, held: true, stale: false, acquire_time: "2026-03-01T11:00:00Z",
            renew_time: "2026-03-01T11:59:30Z", expires: "2026-03-01T12:04:30Z", seconds_left: 270,
            lease_duration_seconds: 300, transitions: 3, info: {refresh_id: hw-2026-11}, resource_version: "4242"}
+progress:
+  description: Progress lines of the task; none for the lock (it waits silently, see O(wait_timeout)).
+  returned: always
+  type: list
+  elements: str
+  sample: []
 server_time:
   description:
     - The API server's clock when the task ended (UTC), read from the C(Date) headers of its answers; null when
@@ -289,7 +295,7 @@ def main():
                                   poll_interval=params["poll_interval"], force=params["force"], info=params["info"],
                                   check_mode=module.check_mode)
     except LockFailed as err:
-        module.fail_json(msg=err.msg, reason=err.reason, hint=err.hint, api_requests=run.api.count, **err.result)
+        module.fail_json(**run.result(msg=err.msg, reason=err.reason, hint=err.hint, **err.result))
     except (RolloutError, ApiError, TransportError) as err:
         run.fail(err, changed=False, acquired=False)
     module.exit_json(**run.result(**result))

@@ -113,9 +113,6 @@ class CapiEnv:
     def dry_runs(self, mark, user="rollout-operator"):
         return self.mgmt.audit_log(since=mark).dry_runs(user=user)
 
-    def request_shape(self, mark, user="rollout-operator"):
-        return self.mgmt.audit_log(since=mark).shape(user=user)
-
     # ----- reading and preparing objects as admin -----
     def path(self, kind, namespace="default", name=None):
         from capisim.kubeapi import resource_path

@@ -54,18 +54,6 @@ class AuditLog:
         """Writes sent as server-side dry runs, optionally of one user."""
         return [e for e in self.requests(user=user, verbs=WRITE_VERBS) if is_dry_run(e)]
 
-    def shape(self, user=None):
-        """The requests as ``"<verb> <resource>"`` strings in the order received (``"get /apis"`` for a
-        path without an object, ``" (dry run)"`` appended to server-side dry runs): what the request
-        budgets of docs/performance.md count, compared whole by the tests."""
-        return [request_shape(e) for e in self.requests(user=user)]
-
-
-def request_shape(event):
-    """One audit event as ``"<verb> <resource>"`` (see AuditLog.shape)."""
-    resource = event.get("objectRef", {}).get("resource") or event["requestURI"].split("?")[0]
-    return f"{event['verb']} {resource}" + (" (dry run)" if is_dry_run(event) else "")
-
 
 class AuditReader:
     """Marks and reads one audit log file; admin is a KubeAPI used to send the mark requests."""

@@ -109,8 +109,11 @@ class Api(object):
             return timeout
         left = self.deadline - self.clock_seconds()
         if left <= 0:
-            raise TransportError(self.host, "no answer in the time the task has left (its timeout has passed)")
+            raise self._out_of_time()
         return (min(connect, left), min(read, left))
+
+    def _out_of_time(self):
+        return TransportError(self.host, "no answer in the time the task has left (its timeout has passed)")
 
     def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None,
                 dry_run=False):
@@ -131,6 +134,9 @@ class Api(object):
                 self.log.append((verb, path, None))
                 pause = self._retry_pause(attempt, started) if safe or not err.sent else None
                 if pause is None:
+                    # a read cut to the time left ran out: say so, as when no time was left to send it
+                    if self.deadline is not None and self.clock_seconds() >= self.deadline:
+                        raise self._out_of_time() from err
                     raise
                 self.sleep(pause)
                 attempt += 1

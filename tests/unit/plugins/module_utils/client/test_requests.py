@@ -113,6 +113,35 @@ def test_the_deadline_cuts_timeouts_and_retries():
     assert "time the task has left" in str(err.value)
 
 
+def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
+    """The read timeout was cut to the time left and used it up (a hung API server): the error is the
+    deadline's, not the socket's "Read timed out"."""
+    conn = FakeConnection()
+    conn.add("GET", PATH, body={})
+    conn.add("GET", PATH, error="Read timed out. (read timeout=16.99)")
+    clock = Clock()
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=600)
+    api.get(PATH)
+    api.deadline = 7.0
+    send = conn.send
+
+    def hung(*args, **kwargs):
+        clock.t = api.deadline  # the hung read takes all the time left
+        return send(*args, **kwargs)
+
+    conn.send = hung
+    with pytest.raises(TransportError) as err:
+        api.get(PATH)
+    assert "time the task has left" in str(err.value)
+    # positive control: a read that failed with time left keeps its own cause
+    conn.send = send
+    api.deadline = 100.0
+    conn.add("GET", PATH, error="Read timed out. (read timeout=16.99)")
+    with pytest.raises(TransportError) as err:
+        api.get(PATH)
+    assert "Read timed out" in str(err.value)
+
+
 def test_a_write_that_could_not_connect_is_sent_again_one_that_was_sent_is_not():
     conn = FakeConnection()
     conn.add("GET", PATH, body={})

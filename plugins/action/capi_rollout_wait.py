@@ -45,7 +45,8 @@ class ActionModule(ActionBase):
         """One line for a call that brought no progress: how many objects are done, what the first other waits for."""
         resources = out.get("resources") or []
         waiting = [entry for entry in resources if not entry.get("done")]
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        # the API server's time, as every time the wait reports; the Ansible host's only when it never answered
+        stamp = out.get("server_time") or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         text = f"{stamp} still waiting ({out.get('phase') or 'rollout'}): {len(resources) - len(waiting)} of {len(resources)} complete"
         if waiting:
             text += f"; {waiting[0].get('message') or waiting[0].get('ref')}"

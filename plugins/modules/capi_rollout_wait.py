@@ -194,7 +194,7 @@ reason:
   type: str
   sample: stalled
 started:
-  description: When the wait started (UTC).
+  description: When the wait started (UTC, the API server's clock, as every time the wait returns).
   returned: always
   type: str
   sample: "2026-03-01T12:00:00Z"

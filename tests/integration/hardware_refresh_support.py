@@ -74,10 +74,13 @@ class PlaybookRun:
         return f"rc {self.rc}\n{self.stdout[-8000:]}"
 
 
-def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=False, limit=None, timeout=600, cwd=REPO):
-    """Run a playbook; ``report_dir`` None leaves it to the playbook's default (under ``cwd``)."""
+def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=False, limit=None, timeout=600, cwd=REPO,
+                 env=None):
+    """Run a playbook; ``report_dir`` None leaves it to the playbook's default (under ``cwd``); ``env`` is added to
+    ansible-playbook's environment (a faked clock, for example)."""
     extra = dict(extra_vars) if report_dir is None else dict(extra_vars, report_dir=str(report_dir))
-    proc = subprocess.run(_command(inventory, playbook, extra, check, diff, limit), cwd=str(cwd), env=playbook_env(),
+    proc = subprocess.run(_command(inventory, playbook, extra, check, diff, limit), cwd=str(cwd),
+                          env=dict(playbook_env(), **(env or {})),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
     default_dir = Path(cwd) / "report" / str(extra_vars.get("refresh_id", ""))
     return PlaybookRun(proc.returncode, proc.stdout, default_dir if report_dir is None else report_dir)

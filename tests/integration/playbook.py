@@ -20,13 +20,18 @@ REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
 
 
-def faked_clock(skew_seconds):
-    """Environment that sets the clock of a process and its children ``skew_seconds`` off (libfaketime; the
-    monotonic clock stays true), after checking it takes effect in a Python process (positive control)."""
+def faked_clock(skew_seconds, monotonic=False):
+    """Environment that sets the clock of a process and its children ``skew_seconds`` off (libfaketime), after
+    checking it takes effect in a Python process that also sleeps (positive control). The monotonic clock stays
+    true unless ``monotonic``: ansible-playbook itself needs it faked too, as libfaketime 0.9.10 answers
+    Python's time.sleep (clock_nanosleep on the monotonic clock) with EINVAL when only the wall clock is faked."""
     found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
     assert found, "libfaketime is missing: make system-deps installs it"
-    faked = {"LD_PRELOAD": found[0], "FAKETIME": f"{skew_seconds:+d}", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
-    probe = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=dict(os.environ, **faked),
+    faked = {"LD_PRELOAD": found[0], "FAKETIME": f"{skew_seconds:+d}"}
+    if not monotonic:
+        faked["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+    sleep = "time.sleep(0.01); " if monotonic else ""
+    probe = subprocess.run([sys.executable, "-c", f"import time; {sleep}print(time.time())"], env=dict(os.environ, **faked),
                            capture_output=True, text=True, check=True)
     assert abs(float(probe.stdout) - time.time() - skew_seconds) < 10, probe.stdout
     return faked

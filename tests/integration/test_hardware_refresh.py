@@ -15,6 +15,7 @@ from capisim import readiness
 from capisim.kubeapi import resource_path
 from capisim.polling import wait_for
 from hardware_refresh_support import FAST, FLEET_SPEC, REPO, Background, Mgmt, run_playbook
+from playbook import faked_clock
 
 pytestmark = [pytest.mark.needs_controller, pytest.mark.xdist_group("hardware-refresh")]
 
@@ -561,6 +562,50 @@ def test_closed_maintenance_window_stops_new_waves(hw, tmp_path):
     assert json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))["management_clusters"][0]["name"] == "hw-east"
 
 
+def _time(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def test_the_window_and_the_reports_times_follow_the_api_servers_clock_not_the_ansible_hosts(hw, tmp_path):
+    """The Ansible host's clock an hour ahead (libfaketime on ansible-playbook and everything it starts; the
+    simulated API servers run on this machine's true clock). By the host's clock the window below closed long
+    ago; by the API server's it opens 25 s after the run starts and is open for 10 minutes: the run waits for it,
+    then refreshes. window_minutes is put on the API server's clock; every time in the report is the API server's."""
+    east = mgmts(hw)["hw-east"]
+    md = "e7-md-0"
+    before = east.infra_template("MachineDeployment", md)
+    skew = faked_clock(3600, monotonic=True)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+
+    # window_minutes, in a dry run: it ends 30 minutes after the start by the API server's clock (not 90)
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-skew-plan", template_overrides=overrides("skew"), clusters="e7",
+                            window_minutes=30), tmp_path / "plan", check=True, limit="hw-east", env=skew)
+    assert run.rc == 0, run.explain()
+    end = _time(run.report["window"]["end"])
+    assert abs((end - now).total_seconds() - 1800) < 90, (end, now)
+    assert run.cluster("hw-east")["result"] == "planned"
+
+    opens = now + datetime.timedelta(seconds=25)
+    closes = now + datetime.timedelta(minutes=10)
+    window = {"not_before": opens.strftime("%Y-%m-%dT%H:%M:%SZ"), "not_after": closes.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-skew", template_overrides=overrides("skew"), clusters="e7", **window),
+                       tmp_path / "report", limit="hw-east", env=skew)
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    assert run.rc == 0, run.explain()
+    entry = run.cluster("hw-east")
+    assert entry["result"] == "succeeded", entry
+    assert east.infra_template("MachineDeployment", md) != before
+    assert run.obj("hw-east", md)["after"]["infrastructure_ref"]["name"] == east.infra_template("MachineDeployment", md)
+    (wave,) = entry["waves"]
+    # not started before the window opened by the API server's clock; every time is the API server's
+    assert _time(wave["started"]) >= opens, (wave["started"], opens)
+    for stamp in (entry["started"], entry["finished"], wave["started"], wave["finished"], entry["lock"]["acquired"],
+                  entry["lock"]["released"], run.obj("hw-east", md)["started"]):
+        assert now - datetime.timedelta(seconds=5) <= _time(stamp) <= finished + datetime.timedelta(seconds=5), stamp
+
+
 def test_restart_playbook_replaces_every_machine_on_its_template_once(hw, tmp_path):
     """playbooks/restart.yml end to end: the same role without a template change; a re-run with the same
     restart_id restarts nothing again."""
@@ -583,3 +628,14 @@ def test_restart_playbook_replaces_every_machine_on_its_template_once(hw, tmp_pa
     assert [obj["action"] for obj in again.cluster("hw-lab")["objects"]] == ["unchanged"]
     for md in mds:
         assert lab.revision(md) == before[md][0] + 1 and len(lab.machine_set_creates(mark, md)) == 1, md
+    assert again.report["refresh_id"] == "it-restart"
+
+    # restart.yml is hardware_refresh.yml: a typo in the selection fails it too, allow_empty allows it
+    mark = lab.mark()
+    typo = run_playbook(hw.inventory, "restart.yml", dict(extra, clusters="l2x"), tmp_path / "typo", limit="hw-lab")
+    assert typo.rc != 0 and "clusters l2x" in typo.stdout and "allow_empty=true" in typo.stdout, typo.explain()
+    allowed = run_playbook(hw.inventory, "restart.yml", dict(extra, clusters="l2x", allow_empty="true"), tmp_path / "ok",
+                           limit="hw-lab")
+    assert allowed.rc == 0, allowed.explain()
+    assert lab.requests(mark), "both runs read the management cluster"
+    assert {w["objectRef"]["resource"] for w in lab.writes(mark)} <= {"leases"}, "nothing but the lock was written"

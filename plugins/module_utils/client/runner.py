@@ -136,8 +136,11 @@ class Run(object):
         return waiter.objects()
 
     def waiter(self, groups, wait_timeout, stall_timeout, **options):
-        """The one waiting engine (client.waiter) over this run's API."""
+        """The one waiting engine (client.waiter) over this run's API. Its clock is the API server's: the times it
+        reports (started, rollout_finished, soak_finished, ended) line up with the cluster's own, and its state,
+        carried from one call to the next, stays consistent whatever the Ansible host's clock says."""
         return waiters.Waiter(self.api, groups, wait_timeout, stall_timeout,
+                              clock=lambda: self.api.server_now().timestamp(),
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
 

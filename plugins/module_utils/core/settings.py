@@ -21,6 +21,7 @@ MINIMUMS = {
     "hardware_refresh_progress_interval": (1, "seconds between heartbeats and lock renewals while waiting"),
     "hardware_refresh_lock_duration": (3, "seconds the lock stays valid without renewal (renewed every third)"),
     "hardware_refresh_lock_wait_timeout": (0, "seconds to wait for another run's lock"),
+    "hardware_refresh_window_minutes": (0, "minutes from the start of the run to the end of the window (0: no such end)"),
 }
 
 

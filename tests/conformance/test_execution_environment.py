@@ -59,9 +59,8 @@ def test_ansible_builder_create_writes_a_context_with_the_collections_requiremen
     assert (context / "_build" / "requirements.yml").read_text(encoding="utf-8") == (EE_DIR / "requirements.yml").read_text(encoding="utf-8")
 
 
-def test_ansible_builder_introspect_of_the_built_collection_finds_its_requirements(tmp_path):
-    run(GALAXY, "collection", "build", REPO, "--output-path", tmp_path, cwd=tmp_path)
-    (tarball,) = tmp_path.glob("capi-rollout-*.tar.gz")
+def test_ansible_builder_introspect_of_the_built_collection_finds_its_requirements(collection_tarball, tmp_path):
+    tarball = collection_tarball
     collections = tmp_path / "collections"
     run(GALAXY, "collection", "install", tarball, "-p", collections, cwd=tmp_path)
     data = yaml.safe_load(run(BUILDER, "introspect", "--sanitize", collections).split("\n", 1)[1])

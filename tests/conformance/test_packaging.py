@@ -44,12 +44,9 @@ def run(*args, cwd, env=None):
     return proc.stdout
 
 
-@pytest.fixture(scope="module")
-def tarball(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
-    run(GALAXY, "collection", "build", REPO, "--output-path", out, cwd=out, env=user_env(out))
-    (built,) = out.glob("capi-rollout-*.tar.gz")
-    return built
+@pytest.fixture
+def tarball(collection_tarball):
+    return collection_tarball
 
 
 def tracked_files():

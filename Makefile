@@ -4,14 +4,16 @@ SHELL := /bin/bash
 
 VENV        ?= .venv
 FLOOR_VENV  ?= .venv-floor
+DOCS_VENV   ?= .venv-docs
+GALAXY_VENV ?= .venv-galaxy
 PY          := $(VENV)/bin/python
 FLEET       ?= tests/fleets/demo.yml
 SIM_STATE   ?= .sim
 export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help system-deps venv venv-floor kube collection-link sanity sanity-floor units units-floor lint \
-        conformance integration test demo sim-up sim-down sim-status clean
+.PHONY: help system-deps venv venv-floor venv-docs venv-galaxy kube collection-link sanity sanity-floor units units-floor \
+        lint docs docs-lint galaxy-import ee-check conformance integration test demo sim-up sim-down sim-status clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -21,6 +23,12 @@ venv: ## controller venv (Python >= 3.12, ansible-core 2.21.x) from requirements
 
 venv-floor: ## floor venv (Python 3.11, ansible-core 2.16.x) from requirements/floor.txt
 	@scripts/venv.sh $(FLOOR_VENV) requirements/floor.txt 3.11
+
+venv-docs: ## docs venv (antsibull-docs, Sphinx) from requirements/docs.txt
+	@scripts/venv.sh $(DOCS_VENV) requirements/docs.txt 3.13 3.12
+
+venv-galaxy: ## packaging venv (galaxy-importer, ansible-builder) from requirements/galaxy.txt
+	@scripts/venv.sh $(GALAXY_VENV) requirements/galaxy.txt 3.13 3.12
 
 system-deps: ## Debian packages the tests need (shellcheck, etcd)
 	@scripts/system-deps.sh
@@ -46,13 +54,26 @@ units-floor: venv-floor ## the same unit tests on the floor
 lint: venv collection-link ## ansible-lint, production profile
 	$(VENV)/bin/ansible-lint --offline --profile production
 
-conformance: venv system-deps kube collection-link ## simulator conformance + interop tests against real API servers
+docs: venv-docs collection-link ## render module, filter and role docs with antsibull-docs + Sphinx into .build/docs (warnings are errors)
+	scripts/docs.sh $(DOCS_VENV)
+
+docs-lint: venv-docs collection-link ## antsibull-docs lint-collection-docs --plugin-docs (collection docs lint)
+	cd .build/ansible_collections/capi/rollout && PATH=$(CURDIR)/$(DOCS_VENV)/bin:$$PATH \
+	  $(CURDIR)/$(DOCS_VENV)/bin/antsibull-docs lint-collection-docs --plugin-docs .
+
+galaxy-import: venv venv-galaxy ## build the tarball and import it with galaxy-importer (no containers); fails on any warning
+	scripts/galaxy-import.sh $(VENV) $(GALAXY_VENV)
+
+ee-check: venv venv-galaxy ## ansible-builder create + introspect of the execution environment (also part of conformance)
+	$(PY) -m pytest tests/conformance/test_execution_environment.py -q
+
+conformance: venv venv-galaxy system-deps kube collection-link ## simulator conformance + interop tests against real API servers
 	$(PY) -m pytest tests/conformance -q
 
 integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup
 
-test: sanity units sanity-floor units-floor lint conformance integration ## everything CI runs
+test: sanity units sanity-floor units-floor lint docs-lint galaxy-import conformance integration ## everything CI runs
 
 sim-up: venv kube collection-link ## start a simulated fleet: make sim-up FLEET=tests/fleets/demo.yml SIM_STATE=.sim
 	$(PY) -m capisim up --fleet $(FLEET) --state $(SIM_STATE)

@@ -68,10 +68,10 @@ ee-check: venv venv-galaxy ## ansible-builder create + introspect of the executi
 	$(PY) -m pytest tests/conformance/test_execution_environment.py -q
 
 conformance: venv venv-galaxy system-deps kube collection-link ## simulator conformance + interop tests against real API servers
-	$(PY) -m pytest tests/conformance -q
+	$(PY) -m pytest tests/conformance -q --durations=10
 
 integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
-	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup
+	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
 
 test: sanity units sanity-floor units-floor lint docs-lint galaxy-import conformance integration ## everything CI runs
 

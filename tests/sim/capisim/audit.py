@@ -26,6 +26,23 @@ def is_dry_run(event):
     return "dryRun=All" in event.get("requestURI", "")
 
 
+def shape(events):
+    """Requests as (verb, what) pairs in the order sent, for exact request-count assertions: ``what`` is the
+    resource plural (with ``/<subresource>``, ``name`` for a GET of one object, ``?dryRun`` for a dry run),
+    or the path for non-resource requests (discovery: ``/apis``, ``/api``)."""
+    out = []
+    for event in events:
+        ref = event.get("objectRef") or {}
+        if not ref.get("resource"):
+            out.append((event.get("verb"), event.get("requestURI", "").split("?")[0]))
+            continue
+        what = ref["resource"] + (f"/{ref['subresource']}" if ref.get("subresource") else "")
+        if is_dry_run(event):
+            what += "?dryRun"
+        out.append((event.get("verb"), what))
+    return out
+
+
 class AuditLog:
     """A list of audit events (dicts as the apiserver wrote them) with filters."""
 

@@ -27,7 +27,7 @@ def guide(capi):
 
 
 def example(capi, tmp_path, name, **extra_vars):
-    run = run_playbook(capi.fleet.inventory, f"../docs/examples/{name}.yml", dict(extra_vars, namespace=NS), None,
+    run = run_playbook(capi.fleet.inventory, f"../docs/examples/{name}.yml", dict(extra_vars, capi_namespace=NS), None,
                        limit=capi.host, cwd=tmp_path)
     assert run.rc == 0, run.explain()
     return run

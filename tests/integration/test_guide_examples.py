@@ -26,8 +26,8 @@ def guide(capi):
     return capi
 
 
-def example(capi, tmp_path, name, **extra_vars):
-    run = run_playbook(capi.fleet.inventory, f"../docs/examples/{name}.yml", dict(extra_vars, capi_namespace=NS), None,
+def example(capi, tmp_path, playbook, **extra_vars):
+    run = run_playbook(capi.fleet.inventory, f"../docs/examples/{playbook}.yml", dict(extra_vars, capi_namespace=NS), None,
                        limit=capi.host, cwd=tmp_path)
     assert run.rc == 0, run.explain()
     return run

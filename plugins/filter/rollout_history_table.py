@@ -36,7 +36,7 @@ options:
     description:
       - Cut the cells of the table to this many characters (the reason and the actor come last and are not cut).
     type: int
-    default: 80
+    default: 120
 '''
 
 EXAMPLES = r'''
@@ -166,7 +166,7 @@ def _detail(title, row):
     return lines
 
 
-def rollout_history_table(resources, detail=False, width=80):
+def rollout_history_table(resources, detail=False, width=120):
     if isinstance(resources, dict):
         resources = [resources]
     if resources is None:

@@ -1,7 +1,7 @@
 """The examples of docs/rolling-out-machines.md (docs/examples/*.yml) and the history views of
 playbooks/rollout_status.yml, run as they are against the module fleet (CAPI v1.10 / v1beta1 and v1.14 / v1beta2).
 
-The objects are their own: workload clusters "ga" (a KubeadmControlPlane and two MachineDeployments) and "gb"
+The objects are their own: workload clusters "ga" (a KubeadmControlPlane and a MachineDeployment) and "gb"
 (one MachineDeployment, for the deferred rollout) in namespace team-g, created by the fixture as admin.
 """
 
@@ -18,7 +18,7 @@ IMAGE = "kindest/node:v1.30.4-guide"
 
 @pytest.fixture(scope="module")
 def guide(capi):
-    capi.add_workload("ga", NS, VERSION, ["md-0", "md-1"], control_plane=True)
+    capi.add_workload("ga", NS, VERSION, ["md-0"], control_plane=True)
     capi.add_workload("gb", NS, VERSION, ["md-0"])
     for kind in ("KubeadmControlPlane", "MachineDeployment"):
         res = capi.run("capi_rollout_info", kind=kind, namespace=NS, wait=True, wait_timeout=300, stall_timeout=120)
@@ -31,6 +31,11 @@ def example(capi, tmp_path, playbook, **extra_vars):
                        limit=capi.host, cwd=tmp_path)
     assert run.rc == 0, run.explain()
     return run
+
+
+def shows(run, text):
+    """Whether the run printed ``text``; whitespace is compared loosely (the YAML callback folds long lines)."""
+    return " ".join(text.split()) in " ".join(run.stdout.split())
 
 
 def status(capi, tmp_path, **extra_vars):
@@ -51,11 +56,10 @@ def infra(capi, name):
 def test_restart_now_workers_then_control_plane(guide, tmp_path):
     capi = guide
     run = example(capi, tmp_path, "restart-now", cluster="ga")
-    for name in ("ga-md-0", "ga-md-1"):
-        assert f"machinedeployment/{NS}/{name} successfully rolled out" in run.stdout, run.explain()
-    assert trigger(capi, "MachineDeployment", "ga-md-0") and trigger(capi, "MachineDeployment", "ga-md-1")
+    assert shows(run, f"machinedeployment/{NS}/ga-md-0 successfully rolled out"), run.explain()
+    assert trigger(capi, "MachineDeployment", "ga-md-0")
     run = example(capi, tmp_path, "restart-now", cluster="ga", kind="KubeadmControlPlane")
-    assert f"kubeadmcontrolplane/{NS}/ga-control-plane successfully rolled out" in run.stdout, run.explain()
+    assert shows(run, f"kubeadmcontrolplane/{NS}/ga-control-plane successfully rolled out"), run.explain()
     assert trigger(capi, "KubeadmControlPlane", "ga-control-plane")
 
 
@@ -63,7 +67,7 @@ def test_restart_later_is_pending(guide, tmp_path):
     capi = guide
     after = capi.utc_in(3600)
     run = example(capi, tmp_path, "restart-later", cluster="gb", after=after)
-    assert f"machinedeployment/{NS}/gb-md-0 rolls out after {after} (pending: True)" in run.stdout, run.explain()
+    assert shows(run, f"machinedeployment/{NS}/gb-md-0 rolls out after {after} (pending: True)"), run.explain()
     assert trigger(capi, "MachineDeployment", "gb-md-0") == after
 
 
@@ -72,15 +76,15 @@ def test_new_hardware_history_and_undo(guide, tmp_path):
     old = infra(capi, "ga-md-0")
     run = example(capi, tmp_path, "new-hardware", name="ga-md-0", overrides={"customImage": IMAGE})
     new = infra(capi, "ga-md-0")
-    assert new != old and f"now on {new}" in run.stdout, run.explain()
+    assert new != old and shows(run, f"now on {new}"), run.explain()
     assert capi.get("DockerMachineTemplate", new, NS)["spec"]["template"]["spec"]["customImage"] == IMAGE
 
     # rollout_status.yml history=true object=...: the table, with what changed
     table = status(capi, tmp_path, history=True, object=f"{NS}/ga-md-0")
     assert table.rc == 0, table.explain()
-    assert "REVISION" in table.stdout and "INFRASTRUCTURE" in table.stdout, table.explain()
-    assert f"infrastructure_ref.name {old} -> {new}; 1 template spec field" in table.stdout, table.explain()
-    assert "same template (restart)" in table.stdout  # the restart of the first test
+    assert shows(table, "REVISION") and shows(table, "INFRASTRUCTURE"), table.explain()
+    assert shows(table, f"infrastructure_ref.name {old} -> {new}; 1 template spec field"), table.explain()
+    assert shows(table, "same template (restart)")  # the restart of the first test
     info = capi.run("capi_rollout_info", namespace=NS, name="ga-md-0", history=True)
     current = [row for row in info["resources"][0]["history"] if row["current"]][0]
     old_image = capi.get("DockerMachineTemplate", old, NS)["spec"]["template"]["spec"]["customImage"]
@@ -92,22 +96,22 @@ def test_new_hardware_history_and_undo(guide, tmp_path):
     # revision=N: that revision in full
     detail = status(capi, tmp_path, revision=current["revision"], object=f"MachineDeployment/{NS}/ga-md-0")
     assert detail.rc == 0, detail.explain()
-    assert f"machinedeployment/{NS}/ga-md-0 revision {current['revision']} (current)" in detail.stdout, detail.explain()
-    assert f"infrastructure_template.spec.template.spec.customImage: {old_image} -> {IMAGE}" in detail.stdout, detail.explain()
-    assert "Reason:      new hardware (docs/examples/new-hardware.yml)" in detail.stdout, detail.explain()
+    assert shows(detail, f"machinedeployment/{NS}/ga-md-0 revision {current['revision']} (current)"), detail.explain()
+    assert shows(detail, f"infrastructure_template.spec.template.spec.customImage: {old_image} -> {IMAGE}"), detail.explain()
+    assert shows(detail, "Reason:      new hardware (docs/examples/new-hardware.yml)"), detail.explain()
 
     # the control plane's history is the record's: the restart of the first test
     kcp = status(capi, tmp_path, history=True, object=f"kcp/{NS}/ga-control-plane")
-    assert kcp.rc == 0 and f"kubeadmcontrolplane/{NS}/ga-control-plane" in kcp.stdout, kcp.explain()
-    assert "restarted" in kcp.stdout, kcp.explain()
+    assert kcp.rc == 0 and shows(kcp, f"kubeadmcontrolplane/{NS}/ga-control-plane"), kcp.explain()
+    assert shows(kcp, "restarted"), kcp.explain()
 
     # the example: history table, the current revision in full, undo
     run = example(capi, tmp_path, "history-and-undo", name="ga-md-0")
-    assert "CHANGES" in run.stdout and "Changes from revision" in run.stdout, run.explain()
+    assert shows(run, "CHANGES") and shows(run, "Changes from revision"), run.explain()
     assert infra(capi, "ga-md-0") == old
-    assert "spec.template restored from revision" in run.stdout, run.explain()
+    assert shows(run, "spec.template restored from revision"), run.explain()
 
 
 def test_rollout_status_refuses_a_revision_without_object(guide, tmp_path):
     run = status(guide, tmp_path, revision=1)
-    assert run.rc != 0 and "revision needs object" in run.stdout, run.explain()
+    assert run.rc != 0 and shows(run, "revision needs object"), run.explain()

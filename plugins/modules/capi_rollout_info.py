@@ -35,7 +35,12 @@ options:
         with every template change. When both know a revision, the MachineSet wins.
       - Cluster API v1.11 and later delete old MachineSets once a rollout completes, so there older revisions
         are known only from the record. A KubeadmControlPlane has only the record.
-      - Costs one more list request (the MachineSets of the namespace), whatever the number of objects.
+      - Each revision says what changed from the revision before it (RV(resources[].history[].changes)) - the
+        template identity and, when a template reference changed, the specs of both templates, field by field.
+      - Costs one more list request (the MachineSets of the namespace) and one list request per template kind the
+        revisions reference (the infrastructure and the bootstrap config templates), whatever the number of objects.
+        When the templates cannot be read (for example C(list) is not allowed), the history is returned without
+        their spec changes and a warning says so.
     type: bool
     default: false
   revision:
@@ -337,6 +342,9 @@ resources:
           and, when a MachineSet has the revision, C(machine_set_template) (its complete C(spec.template) without
           the C(machine-template-hash) label), C(machine_set_created), C(machine_set_replicas) and
           C(revision_history).
+        - C(previous_revision) is the next older revision known (null for the oldest), C(changes) what changed from it
+          and C(change_notes) what could not be compared; see the keys below.
+        - With O(revision), also C(template_specs) - the specs of the revision's templates as they are now.
       returned: when O(history=true) or O(revision) is given
       type: list
       elements: dict
@@ -354,6 +362,12 @@ resources:
           actor: "awx-job/4711 (awx.example.com)"
           machine_set: prod-eu-1-md-0-x7k2p
           replicas: 3
+          previous_revision: 3
+          changes:
+            - {path: infrastructure_ref.name, before: md-0-v2, after: md-0-v1}
+            - {path: infrastructure_template.spec.template.spec.customImage, before: "kindest/node:v1.30.4-gpu",
+               after: "kindest/node:v1.30.4"}
+          change_notes: []
         - revision: 3
           current: false
           source: record
@@ -367,6 +381,39 @@ resources:
           actor: "awx-job/4702 (awx.example.com)"
           machine_set: null
           replicas: null
+          previous_revision: 2
+          changes: []
+          change_notes: ["same template as revision 2 (a restart)"]
+      contains:
+        previous_revision:
+          description: The next older revision known, which RV(resources[].history[].changes) compares with; null for the oldest.
+          type: int
+        changes:
+          description:
+            - What differs from the previous revision, only the fields that changed, each C(path) (dotted), C(before) and
+              C(after) (null when absent).
+            - Paths of the template identity are C(version), C(infrastructure_ref.name) (C(.kind), C(.api_group)),
+              C(bootstrap_ref.name), C(data_secret_name) and C(failure_domain).
+            - When a template reference changed and both templates still exist, the difference of their specs follows,
+              with paths under C(infrastructure_template.spec) and C(bootstrap_template.spec). Templates are compared as
+              they are now; a template edited in place after the rollout is not seen as a change.
+            - Empty for a restart that kept the template, and for the oldest revision.
+          type: list
+          elements: dict
+        change_notes:
+          description:
+            - "What the changes could not say, one line each, for example V(DockerMachineTemplate md-0-v1 no longer exists),
+              V(infrastructure_template specs not compared: DockerMachineTemplate md-0-v1 no longer exists),
+              V(same template as revision 2 (a restart)) or V(oldest revision known: nothing to compare with)."
+          type: list
+          elements: str
+        template_specs:
+          description:
+            - Only with O(revision). C(infrastructure_template) and C(bootstrap_template) of the revision, each with
+              C(kind), C(name), C(exists) (null when not read) and C(spec) (the template's spec as it is now, null when
+              it does not exist); null when the revision has no such reference.
+          returned: when O(revision) is given
+          type: dict
     machines:
       description: Machines owned by the object.
       returned: when O(machines=true)

@@ -147,6 +147,27 @@ class CapiEnv:
         self.admin.create(self.path("DockerMachineTemplate", namespace), new)
         return new["metadata"]["name"]
 
+    def add_workload(self, name, namespace, version, mds, control_plane=False):
+        """Create the objects of workload cluster ``name`` (Cluster, KubeadmControlPlane when ``control_plane``,
+        one 1-replica MachineDeployment per name in ``mds``) in ``namespace`` as admin; objects that exist already
+        (the Cluster, the namespace) are left as they are. For tests that need objects of their own."""
+        from capisim.fleetspec import load_fleet
+        from capisim.kubeapi import ApiError
+        from capisim.objects import collection_path, workload_objects
+
+        wc = {"name": name, "namespace": namespace, "kubernetes_version": version,
+              "machine_deployments": [{"name": md, "replicas": 1} for md in mds]}
+        if control_plane:
+            wc["control_plane"] = {"replicas": 1}
+        spec = load_fleet({"defaults": {"provision_seconds": 1}, "management_clusters": [
+            {"name": "extra", "capi_version": self.capi_version, "workload_clusters": [wc]}]})
+        for obj in workload_objects(spec["management_clusters"][0]["workload_clusters"][0], self.version):
+            try:
+                self.admin.create(collection_path(obj), obj)
+            except ApiError as err:
+                if err.status != 409:
+                    raise
+
     def annotate(self, kind, name, key, value, namespace="default"):
         self.admin.patch_merge(self.path(kind, namespace, name), {"metadata": {"annotations": {key: value}}})
 

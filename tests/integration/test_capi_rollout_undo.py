@@ -36,32 +36,11 @@ SKEW = {  # rule -> (worker version, words of the refusal)
 }
 
 
-def _workload(capi, version, mds, control_plane=False):
-    """Create workload cluster "ua" objects (Cluster, KubeadmControlPlane, MachineDeployments) in NS;
-    objects that exist already (the Cluster, the namespace) are left as they are."""
-    from capisim.fleetspec import load_fleet
-    from capisim.kubeapi import ApiError
-    from capisim.objects import collection_path, workload_objects
-
-    wc = {"name": "ua", "namespace": NS, "kubernetes_version": version,
-          "machine_deployments": [{"name": name, "replicas": 1} for name in mds]}
-    if control_plane:
-        wc["control_plane"] = {"replicas": 1}
-    spec = load_fleet({"defaults": {"provision_seconds": 1}, "management_clusters": [
-        {"name": "undo", "capi_version": capi.capi_version, "workload_clusters": [wc]}]})
-    for obj in workload_objects(spec["management_clusters"][0]["workload_clusters"][0], capi.version):
-        try:
-            capi.admin.create(collection_path(obj), obj)
-        except ApiError as err:
-            if err.status != 409:
-                raise
-
-
 @pytest.fixture(scope="module")
 def env(capi):
-    _workload(capi, CP_VERSION, MDS, control_plane=True)
+    capi.add_workload("ua", NS, CP_VERSION, MDS, control_plane=True)
     for rule, (version, _words) in SKEW.items():
-        _workload(capi, version, [f"skew-{rule.split('_', maxsplit=1)[0]}"])
+        capi.add_workload("ua", NS, version, [f"skew-{rule.split('_', maxsplit=1)[0]}"])
     for kind in ("KubeadmControlPlane", "MachineDeployment"):
         res = capi.run("capi_rollout_info", kind=kind, namespace=NS, **WAIT)
         assert not res.failed, res.get("msg")
@@ -208,7 +187,10 @@ def test_to_revision_known_only_from_the_record_and_history_info(env):
     mark = capi.mark()
     info = capi.run("capi_rollout_info", namespace=NS, history=True)
     assert not info.failed, info.get("msg")
-    assert len(capi.requests(mark)) <= 5
+    # discovery, MachineDeployments, Clusters, MachineSets, one list per template kind (infrastructure, bootstrap)
+    requests = capi.requests(mark)
+    assert len(requests) <= 7, [e["requestURI"] for e in requests]
+    assert len([e for e in requests if e.get("objectRef", {}).get("resource") == "dockermachinetemplates"]) == 1
     (entry,) = [r for r in info["resources"] if r["name"] == name]
     rows = entry["history"]
     assert [r["revision"] for r in rows] == [3, 2, 1]  # newest first

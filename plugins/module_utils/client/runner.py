@@ -200,7 +200,7 @@ def run_info(module):
                              show_machine_sets=bool(params.get("machine_sets")))
         _warn_status(module, resources)
         if history:
-            _add_history(module, objects, resources, machine_sets, selected.version, params.get("revision"))
+            _add_history(run, objects, resources, machine_sets, selected.version, params.get("revision"))
     except WaitFailed as err:
         run.fail(err, resources=_entries(err.objects, {}, selected.version, run.api.server_now(),
                                          run.waited_machine_sets))
@@ -209,11 +209,23 @@ def run_info(module):
     module.exit_json(**run.result(changed=False, resources=resources))
 
 
-def _add_history(module, objects, resources, machine_sets, version, revision):
+def _add_history(run, objects, resources, machine_sets, version, revision):
     """``history`` of every entry (core.history.history_info): all revisions newest first, or with
-    ``revision`` only that one in full (an unknown revision fails, listing those there are)."""
+    ``revision`` only that one in full (an unknown revision fails, listing those there are). The templates
+    the revisions reference are read with one LIST per template kind, for the changes of their specs; when
+    that is refused, the history is shown without them and a warning says so."""
+    module = run.module
+    required = []
+    for obj in objects:
+        required.extend(hist.history_template_refs(obj, machine_sets))
+    templates = None
+    if required:
+        try:
+            templates = undo_client.existing_templates(run.api, run.discovery, required)
+        except (RolloutError, ApiError) as err:
+            module.warn(f"the templates the revisions reference could not be read, so their spec changes are not shown: {err}")
     for obj, entry in zip(objects, resources):
-        info = hist.history_info(obj, machine_sets, api_version=version, revision=revision)
+        info = hist.history_info(obj, machine_sets, api_version=version, revision=revision, templates=templates)
         entry["history"] = info["history"]
         for warning in info["warnings"]:
             module.warn(f"{entry.get('ref') or entry.get('name')}: {warning}")

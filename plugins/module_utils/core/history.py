@@ -38,6 +38,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
@@ -460,20 +461,124 @@ def _identity_words(identity):
     return words or ["an empty template"]
 
 
-def merged_history(md, machine_sets=None, record=None, api_version=None, full=False):
+def merged_history(md, machine_sets=None, record=None, api_version=None, full=False, templates=None):
     """History rows of MD (or KCP) ``md``, newest first, like ``kubectl rollout history``.
 
     ``machine_sets``: MachineSets of the namespace (ownership is decided here); ``record``: parsed
     entries (default: read from ``md``; warnings are dropped - use history_info for them).
     Row: {revision, current, source: machineset|record|both, template (normalized identity), time,
-    action, reason, rollout_id, actor, machine_set, replicas[, reused_as][, note]}; ``full`` adds
-    record, replaced, and for MachineSets machine_set_template (hash label removed),
-    machine_set_created, machine_set_replicas, revision_history.
+    action, reason, rollout_id, actor, machine_set, replicas, previous_revision, changes, change_notes
+    [, reused_as][, note]} (see revision_changes; ``templates`` as there); ``full`` adds record,
+    replaced, and for MachineSets machine_set_template (hash label removed), machine_set_created,
+    machine_set_replicas, revision_history.
     """
     del api_version  # identities do not depend on it; kept for symmetry with the other readers
     rows = collect(md, machine_sets, record)
     current = current_revision(md, rows)
-    return [_public(rows[revision], current, full=full) for revision in sorted(rows, reverse=True)]
+    out = [_public(rows[revision], current, full=full) for revision in sorted(rows, reverse=True)]
+    for index, row in enumerate(out):
+        row.update(revision_changes(out[index + 1] if index + 1 < len(out) else None, row, templates))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# what changed from one revision to the next
+
+# (identity key, name of the template's spec in change paths, role in core.template.template_refs)
+_TEMPLATE_ROLES = (("infrastructure_ref", "infrastructure_template", "infrastructure"),
+                   ("bootstrap_ref", "bootstrap_template", "bootstrap"))
+
+
+def history_template_refs(obj, machine_sets=None, entries=None):
+    """The templates (infrastructure and bootstrap config) the revisions of ``obj`` reference, each once:
+    [{role, api_group, kind, name, namespace}] (core.template.template_refs entries). What exists of them
+    is the ``templates`` of history_info / revision_changes."""
+    if entries is None:
+        entries, _warnings = read_record(obj)
+    namespace = get(obj, "metadata.namespace")
+    out, seen = [], set()
+    rows = collect(obj, machine_sets, entries)
+    for revision in sorted(rows):
+        for ref in tmpl.template_refs(row_identity(rows[revision]), namespace):
+            key = (ref["api_group"], ref["kind"], ref["name"])
+            if key not in seen:
+                seen.add(key)
+                out.append({k: ref[k] for k in ("role", "api_group", "kind", "name", "namespace")})
+    return out
+
+
+def find_template(templates, ref):
+    """(state, object) of template ``ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
+    [objects that exist]}, as client.undo.existing_templates reads them): ("found", obj), ("missing", None)
+    when its kind was read and it is not there, ("unread", None) when its kind was not read."""
+    if templates is None or (ref["api_group"], ref["kind"]) not in templates:
+        return "unread", None
+    for obj in templates[(ref["api_group"], ref["kind"])] or []:
+        if get(obj, "metadata.name") == ref["name"]:
+            return "found", obj
+    return "missing", None
+
+
+def _ref_words(ref):
+    return f"{ref['kind']} {ref['name']}"
+
+
+def revision_changes(previous, row, templates=None):
+    """What changed from history row ``previous`` (the next older revision known; None when ``row`` is the
+    oldest) to history row ``row``: {previous_revision, changes, change_notes}.
+
+    ``changes``: [{path, before, after}], only the fields that differ, with dotted paths: the template
+    identity (``version``, ``infrastructure_ref.name``, ``bootstrap_ref.name``, ``data_secret_name``,
+    ``failure_domain``...) and, when a template reference changed and both templates still exist, their
+    specs (``infrastructure_template.spec.template.spec.image``, ``bootstrap_template.spec...``).
+    ``change_notes``: why something could not be compared (a template that no longer exists, templates
+    not read), that the revision kept its predecessor's template (a restart) or is the oldest known.
+    ``templates``: what exists of history_template_refs (see find_template); None = not read.
+    """
+    notes = []
+    mine = row.get("template") or {}
+    for key, _label, _role in _TEMPLATE_ROLES:
+        ref = mine.get(key)
+        if ref and find_template(templates, ref)[0] == "missing":
+            notes.append(f"{_ref_words(ref)} no longer exists")
+    if previous is None:
+        notes.append("oldest revision known: nothing to compare with")
+        return {"previous_revision": None, "changes": [], "change_notes": notes}
+    before = previous.get("template") or {}
+    changes = [{"path": apiversion.join_path(path), "before": old, "after": new}
+               for path, old, new in template_clone.diff_paths(before, mine)]
+    for key, label, _role in _TEMPLATE_ROLES:
+        old_ref, new_ref = before.get(key), mine.get(key)
+        if not old_ref or not new_ref or old_ref == new_ref:
+            continue
+        (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_ref), find_template(templates, new_ref)
+        if old_state == "found" and new_state == "found":
+            changes.extend({"path": apiversion.join_path(path), "before": old, "after": new} for path, old, new in
+                           template_clone.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
+        elif "unread" in (old_state, new_state):
+            notes.append(f"{label} specs not compared: the templates were not read")
+        else:
+            gone = [_ref_words(ref) for ref, state in ((old_ref, old_state), (new_ref, new_state)) if state == "missing"]
+            notes.append(f"{label} specs not compared: {' and '.join(gone)} no longer exist{'s' if len(gone) == 1 else ''}")
+    if not changes:
+        notes.append(f"same template as revision {previous['revision']} (a restart)")
+    return {"previous_revision": previous["revision"], "changes": changes, "change_notes": notes}
+
+
+def template_specs(row, templates):
+    """{infrastructure_template, bootstrap_template} of a history row for the detail of one revision:
+    each {kind, name, exists, spec} (exists null and spec null when not read), or null without a reference."""
+    out = {}
+    for key, label, _role in _TEMPLATE_ROLES:
+        ref = (row.get("template") or {}).get(key)
+        if not ref:
+            out[label] = None
+            continue
+        state, obj = find_template(templates, ref)
+        out[label] = {"kind": ref["kind"], "name": ref["name"],
+                      "exists": None if state == "unread" else state == "found",
+                      "spec": copy.deepcopy(obj.get("spec")) if obj is not None else None}
+    return out
 
 
 def known_revisions_text(rows, current=None):
@@ -489,21 +594,27 @@ def known_revisions_text(rows, current=None):
     return ", ".join(parts) or "none"
 
 
-def history_info(obj, machine_sets=None, api_version=None, revision=None):
+def history_info(obj, machine_sets=None, api_version=None, revision=None, templates=None):
     """What capi_rollout_info returns for ``history: true``: {history: [rows newest first],
-    warnings: [...]}; with ``revision`` (an int) only that revision in full, RolloutError
-    ``revision_not_found`` (listing the revisions there are) when it is unknown."""
+    warnings: [...]}; with ``revision`` (an int) only that revision in full (plus template_specs),
+    RolloutError ``revision_not_found`` (listing the revisions there are) when it is unknown.
+    ``templates``: what exists of history_template_refs (see revision_changes); None = not read."""
     entries, warnings = read_record(obj)
     if revision is None:
-        return {"history": merged_history(obj, machine_sets, entries, api_version=api_version), "warnings": warnings}
+        return {"history": merged_history(obj, machine_sets, entries, api_version=api_version, templates=templates),
+                "warnings": warnings}
     rows = collect(obj, machine_sets, entries)
     try:
         wanted = int(revision)
     except (TypeError, ValueError):
         wanted = None
+    current = current_revision(obj, rows)
     if wanted not in rows:
-        current = current_revision(obj, rows)
         raise RolloutError(f"unable to find revision {revision}", ref=ref_of(obj),
                            hint=f"revisions that exist: {known_revisions_text(rows, current)}", reason="revision_not_found")
-    current = current_revision(obj, rows)
-    return {"history": [_public(rows[wanted], current, full=True)], "warnings": warnings}
+    older = [number for number in rows if number < wanted]
+    previous = _public(rows[max(older)], current) if older else None
+    out = _public(rows[wanted], current, full=True)
+    out.update(revision_changes(previous, out, templates))
+    out["template_specs"] = template_specs(out, templates)
+    return {"history": [out], "warnings": warnings}

@@ -172,19 +172,31 @@ def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):
     assert out.result["objects"][0]["history_revision"] == 4
 
 
-def test_info_history_costs_one_list_and_revision_shows_one(conn):
+def _dmt(name, image):
+    return {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerMachineTemplate",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"template": {"spec": {"customImage": image}}}}
+
+
+def test_info_history_costs_one_list_per_kind_and_revision_shows_one(conn):
     md = objs.machine_deployment(infra="md-0-infra-v2", revision="2")
     sets = [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2"),
             objs.machine_set(suffix="aaaaa", revision="1", infra="md-0-infra-v1", replicas=0)]
     conn.add("GET", MDS, body=md_list(md))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
     conn.add("GET", MSS, body={"items": sets})
+    conn.add("GET", DMTS, body={"items": [_dmt("md-0-infra-v1", "img:1"), _dmt("md-0-infra-v2", "img:2")]})
+    conn.add("GET", KCTS, body={"items": []})
     out = run(FakeModule(history=True, revision=None), verb="info")
     assert not out.failed, out.result
-    assert out.result["api_requests"] == 4
+    # MachineDeployments, Cluster, MachineSets, one list per template kind (the discovery fake is not counted)
+    assert out.result["api_requests"] == 6
     (entry,) = out.result["resources"]
     assert [(r["revision"], r["current"], r["source"]) for r in entry["history"]] == [(2, True, "machineset"),
                                                                                       (1, False, "machineset")]
+    assert entry["history"][0]["changes"] == [
+        {"path": "infrastructure_ref.name", "before": "md-0-infra-v1", "after": "md-0-infra-v2"},
+        {"path": "infrastructure_template.spec.template.spec.customImage", "before": "img:1", "after": "img:2"}]
+    assert [n for n in entry["history"][0]["change_notes"] if "KubeadmConfigTemplate" in n]  # the bootstrap template is gone
     assert "machine_sets" not in entry
     one = run(FakeModule(history=False, revision=1), verb="info")
     assert [r["revision"] for r in one.result["resources"][0]["history"]] == [1]
@@ -193,3 +205,18 @@ def test_info_history_costs_one_list_and_revision_shows_one(conn):
     missing = run(FakeModule(revision=7), verb="info")
     assert missing.failed and missing.result["reason"] == "revision_not_found"
     assert "2 (current), 1" in missing.result["msg"]
+
+
+def test_info_history_without_the_right_to_read_templates_warns_and_shows_the_rest(conn):
+    md = objs.machine_deployment(infra="md-0-infra-v2", revision="2")
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", MSS, body={"items": [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2")]})
+    conn.add("GET", KCTS, body={"items": []})
+    conn.add("GET", DMTS, status=403, body={"kind": "Status", "reason": "Forbidden", "message": "forbidden", "code": 403})
+    module = FakeModule(history=True, revision=None)
+    out = run(module, verb="info")
+    assert not out.failed, out.result
+    (row,) = out.result["resources"][0]["history"]
+    assert row["revision"] == 2 and row["changes"] == []
+    assert any("could not be read" in warning for warning in module.warnings), module.warnings

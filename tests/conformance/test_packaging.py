@@ -15,7 +15,8 @@ SHIPPED = ["MANIFEST.json", "FILES.json", "README.md", "LICENSE", "meta/runtime.
            "roles/hardware_refresh/meta/argument_specs.yml", "roles/rollout_report/tasks/main.yml",
            "playbooks/hardware_refresh.yml", "docs/rollout-completion.md", "changelogs/changelog.yaml"]
 NOT_SHIPPED = ["tests/fleets/", "ansible.cfg", "requirements/", ".ansible-lint", ".gitignore", "tests/sim/",
-               "tests/integration/", "tests/crds/", "scripts/", "Makefile", ".ci/", "report/", ".venv"]
+               "tests/integration/", "tests/crds/", "scripts/", "Makefile", ".ci/", "report/", ".venv",
+               "extensions/molecule/"]
 
 
 def test_the_built_collection_has_what_users_need_and_no_development_files(tmp_path):

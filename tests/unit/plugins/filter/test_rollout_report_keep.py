@@ -16,7 +16,8 @@ keep = FilterModule().filters()["rollout_report_keep"]
 AFTER = {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "a-md-0-1f2e-0a1b2c3d"}}
 
 
-def report(action, lock, result="succeeded", after=AFTER, **extra):
+def report(action, lock, result="succeeded", after=None, **extra):
+    after = AFTER if after is None else after
     obj = {"kind": "MachineDeployment", "namespace": "default", "name": "a-md-0", "action": action, "result": result,
            "after": after}
     out = {"report_version": 1, "refresh_id": "hw-1", "mode": "apply", "started": "2026-12-02T10:00:00Z",

@@ -6,14 +6,16 @@ VENV        ?= .venv
 FLOOR_VENV  ?= .venv-floor
 DOCS_VENV   ?= .venv-docs
 GALAXY_VENV ?= .venv-galaxy
+MOLECULE_VENV ?= .venv-molecule
 PY          := $(VENV)/bin/python
 FLEET       ?= tests/fleets/demo.yml
 SIM_STATE   ?= .sim
 export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help system-deps venv venv-floor venv-docs venv-galaxy kube collection-link sanity sanity-floor units units-floor \
-        lint docs docs-lint galaxy-import ee-check conformance integration test demo sim-up sim-down sim-status clean
+.PHONY: help system-deps venv venv-floor venv-docs venv-galaxy venv-molecule kube collection-link sanity sanity-floor \
+        units units-floor lint docs docs-lint galaxy-import ee-check conformance molecule integration test demo sim-up \
+        sim-down sim-status clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -29,6 +31,8 @@ venv-docs: ## docs venv (antsibull-docs, Sphinx) from requirements/docs.txt
 
 venv-galaxy: ## packaging venv (galaxy-importer, ansible-builder) from requirements/galaxy.txt
 	@scripts/venv.sh $(GALAXY_VENV) requirements/galaxy.txt 3.13 3.12
+venv-molecule: ## Molecule venv (molecule + the same ansible-core and kubernetes pins) from requirements/molecule.txt
+	@scripts/venv.sh $(MOLECULE_VENV) requirements/molecule.txt 3.13 3.12
 
 system-deps: ## Debian packages the tests need (shellcheck, etcd)
 	@scripts/system-deps.sh
@@ -70,10 +74,20 @@ ee-check: venv venv-galaxy ## ansible-builder create + introspect of the executi
 conformance: venv venv-galaxy system-deps kube collection-link ## simulator conformance + interop tests against real API servers
 	$(PY) -m pytest tests/conformance -q --durations=10
 
+# Each scenario starts its own small fleet (tests/fleets/molecule.yml) in create and stops it in destroy, which
+# molecule runs also after a failure; the `capisim down` afterwards stops whatever a killed molecule left.
+molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios of the roles hardware_refresh and rollout_report (delegated driver, simulated fleet)
+	@status=0; for s in hardware_refresh rollout_report; do \
+	  PATH="$(CURDIR)/$(MOLECULE_VENV)/bin:$$PATH" $(MOLECULE_VENV)/bin/molecule test -s $$s --destroy=always || { status=$$?; break; }; \
+	done; \
+	for s in hardware_refresh rollout_report; do \
+	  [ ! -f .sim/molecule-$$s/fleet.json ] || $(MOLECULE_VENV)/bin/python -m capisim down --state .sim/molecule-$$s >/dev/null 2>&1 || true; \
+	done; exit $$status
+
 integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
 
-test: sanity units sanity-floor units-floor lint docs-lint galaxy-import conformance integration ## everything CI runs
+test: sanity units sanity-floor units-floor lint docs-lint galaxy-import conformance molecule integration ## everything CI runs
 
 sim-up: venv kube collection-link ## start a simulated fleet: make sim-up FLEET=tests/fleets/demo.yml SIM_STATE=.sim
 	$(PY) -m capisim up --fleet $(FLEET) --state $(SIM_STATE)

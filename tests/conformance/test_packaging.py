@@ -26,7 +26,8 @@ NOT_SHIPPED = ["tests/fleets/", "ansible.cfg", "requirements/", ".ansible-lint",
                "tests/integration/", "tests/conformance/", "tests/crds/", "tests/packaging/", "scripts/", "Makefile",
                ".ci/", "report/", "playbooks/report/", "docs/dev/", "execution-environment/", "galaxy.yml",
                "changelogs/.plugin-cache.yaml", "dist/", "tests/output/", ".build/", ".sim/", ".cache/",
-               ".venv", ".venv-floor", ".venv-docs", ".venv-galaxy"]
+               ".venv", ".venv-floor", ".venv-docs", ".venv-galaxy",
+               ".venv-molecule", "extensions/molecule/"]
 # written by ansible-galaxy, not in the repository
 GENERATED = {"MANIFEST.json", "FILES.json"}
 

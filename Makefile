@@ -14,8 +14,8 @@ export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: help system-deps venv venv-floor venv-docs venv-galaxy venv-molecule kube collection-link sanity sanity-floor \
-        units units-floor lint docs docs-lint galaxy-import ee-check conformance molecule integration test demo sim-up \
-        sim-down sim-status clean
+        units units-floor lint docs docs-lint galaxy-import ee-check conformance molecule integration test checks-current \
+        checks-floor demo sim-up sim-down sim-status clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -87,7 +87,24 @@ molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios o
 integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
 
-test: sanity units sanity-floor units-floor lint docs-lint galaxy-import conformance molecule integration ## everything CI runs
+# Two cores: everything CI runs, in two streams where the parts are independent. The static checks of the current
+# ansible-core and of the floor use different venvs and ansible-test copies, so they run side by side; conformance and
+# Molecule start fleets of their own. Integration (two xdist workers) runs alone. -O keeps each part's output together.
+test: venv venv-floor venv-docs venv-galaxy venv-molecule system-deps kube collection-link ## everything CI runs
+	$(MAKE) -j2 -O checks-current checks-floor
+	$(MAKE) -j2 -O conformance molecule
+	$(MAKE) integration
+
+checks-current: ## sanity, units and lint on the current ansible-core, one after another (part of test)
+	$(MAKE) sanity
+	$(MAKE) units
+	$(MAKE) lint
+
+checks-floor: ## sanity and units on the floor, then the docs lint and the Galaxy import, one after another (part of test)
+	$(MAKE) sanity-floor
+	$(MAKE) units-floor
+	$(MAKE) docs-lint
+	$(MAKE) galaxy-import
 
 sim-up: venv kube collection-link ## start a simulated fleet: make sim-up FLEET=tests/fleets/demo.yml SIM_STATE=.sim
 	$(PY) -m capisim up --fleet $(FLEET) --state $(SIM_STATE)

@@ -93,9 +93,13 @@ def test_restart_one_object_costs_four_requests(conn):
     assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET", "PATCH"]
     assert conn.sent[1]["query"]["fieldSelector"] == "metadata.name=md-0"
     patch = conn.sent[3]["body"]
-    assert patch["metadata"]["resourceVersion"] == "4711"
-    assert patch["spec"]["rollout"]["after"].endswith("Z")
+    assert conn.sent[3]["content_type"] == "application/json-patch+json"
+    assert {"op": "test", "path": "/spec/rollout/after", "value": None} in patch
+    (trigger,) = [op for op in patch if op["op"] == "add" and op["path"] == "/spec/rollout/after"]
+    assert trigger["value"].endswith("Z")
+    assert not [op for op in patch if op["path"] == "/metadata/resourceVersion"]
     assert out.result["objects"][0]["patch"] == patch
+    assert out.result["objects"][0]["patch_type"] == "json"
 
 
 def test_conflict_rereads_replans_and_retries(conn):
@@ -110,7 +114,7 @@ def test_conflict_rereads_replans_and_retries(conn):
     out = run(FakeModule(name="md-0"))
     assert not out.failed, out.result
     patches = [s for s in conn.sent if s["method"] == "PATCH"]
-    assert [p["body"]["metadata"]["resourceVersion"] for p in patches] == ["4711", "5000"]
+    assert len(patches) == 2 and patches[0]["body"] == patches[1]["body"]
 
 
 def test_conflict_on_a_now_paused_object_stops(conn):
@@ -165,7 +169,7 @@ def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     writes = [s for s in conn.sent if s["method"] != "GET"]
     assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
     assert "after:" in out.result["diff"][0]["after"]
-    assert out.result["objects"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
+    assert out.result["objects"][0]["patch"] == writes[0]["body"]
 
 
 def test_one_refusal_fails_many_before_any_write(conn):
@@ -209,8 +213,8 @@ def test_pause_kcp_resume_is_a_json_patch(conn):
     assert not out.failed, out.result
     patch = [s for s in conn.sent if s["method"] == "PATCH"][0]
     assert patch["content_type"] == "application/json-patch+json"
-    assert {"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"} in patch["body"]
-    assert {"op": "replace", "path": "/metadata/resourceVersion", "value": kcp["metadata"]["resourceVersion"]} in patch["body"]
+    assert patch["body"] == [{"op": "test", "path": "/metadata/annotations/cluster.x-k8s.io~1paused", "value": "true"},
+                             {"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"}]
 
 
 def test_info_for_many_objects_is_a_constant_number_of_requests(conn):

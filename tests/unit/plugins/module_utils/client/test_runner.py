@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 import pytest
 
@@ -249,3 +250,70 @@ def test_info_asks_nothing_about_a_namespace_with_objects(conn):
     out = run(FakeModule(), verb="info")
     assert not out.failed, out.result
     assert "/api/v1/namespaces/default" not in [s["path"] for s in conn.sent]
+
+
+TEST_FAILED = {"kind": "Status", "code": 422, "reason": "Invalid",
+               "message": "the server rejected our request due to an error in our request",
+               "details": {"causes": [{"reason": "UnexpectedServerResponse",
+                                       "message": "testing value /spec/template/spec/infrastructureRef failed"}]}}
+
+
+def test_a_failed_test_rereads_and_replans_from_the_new_state(conn):
+    """A colleague switched the template between the read and the write: the patch's test of the template
+    fails (422), the object is read again and the restart planned (and recorded) from the new template."""
+    md = objs.machine_deployment()
+    switched = copy.deepcopy(md)
+    switched["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra-colleague"
+    switched["metadata"]["resourceVersion"] = "5000"
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=switched)
+    conn.add("PATCH", MDS + "/md-0", body=switched)
+    out = run(FakeModule(name="md-0"))
+    assert not out.failed, out.result
+    first, second = [s["body"] for s in conn.sent if s["method"] == "PATCH"]
+    ref = "/spec/template/spec/infrastructureRef"
+    assert {"op": "test", "path": ref, "value": md["spec"]["template"]["spec"]["infrastructureRef"]} in first
+    assert {"op": "test", "path": ref, "value": switched["spec"]["template"]["spec"]["infrastructureRef"]} in second
+    written = objs.apply_json_patch(switched, second)
+    (entry,) = json.loads(written["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert entry["to"]["infrastructureRef"]["name"] == "md-0-infra-colleague"
+    assert out.result["objects"][0]["patch"] == second
+    assert out.result["api_requests"] == 6
+
+
+def test_a_failed_test_on_a_now_paused_object_stops(conn):
+    md = objs.machine_deployment()
+    paused = copy.deepcopy(md)
+    paused["spec"]["paused"] = True
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=paused)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "paused"
+
+
+def test_failed_tests_are_retried_a_bounded_number_of_times(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    for _failure in range(runner.CONFLICT_ATTEMPTS):
+        conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "conflict"
+    assert "testing value /spec/template/spec/infrastructureRef failed" in out.result["msg"]
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == runner.CONFLICT_ATTEMPTS
+
+
+def test_an_invalid_value_is_not_retried(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=422, body={"kind": "Status", "code": 422, "reason": "Invalid",
+                                                        "message": "MachineDeployment.cluster.x-k8s.io \"md-0\" is invalid"})
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "invalid"
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1

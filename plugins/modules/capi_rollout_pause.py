@@ -144,11 +144,12 @@ objects:
       description:
         - The JSON patch (RFC 6902, C(application/json-patch+json)) sent, exactly (in check mode, that would be sent
           as a server-side dry run); null when nothing changes.
-        - C(test) operations come first, one per field the plan relied on, with the value that was read
-          (whether it is paused: C(spec.paused) and the C(cluster.x-k8s.io/paused) annotation, and the last-rollout annotation when it is written); an absent field is tested with value null at its first missing member (the API server passes such
-          a test when the member is absent). When one fails (someone changed that field meanwhile), the object is
-          read again, planned again and the new patch sent, up to 5 times. Other changes of the object (its status,
-          other annotations, the resourceVersion) do not fail it.
+        - C(test) operations come first, one per field the plan relied on, with the value that was read (whether
+          it is paused, that is C(spec.paused) and the C(cluster.x-k8s.io/paused) annotation, and the last-rollout
+          annotation when it is written); an absent field is tested with value null at its first missing member
+          (the API server passes such a test when the member is absent). When one fails (someone changed that
+          field meanwhile), the object is read again, planned again and the new patch sent, up to 5 times. Other
+          changes of the object (its status, other annotations, the resourceVersion) do not fail it.
         - Then the C(add), C(replace) and C(remove) operations of the change. C(changes) and the diff show the same
           change readably.
       type: list

@@ -130,8 +130,8 @@ def relied_on(kind, version, verb):
               ("metadata", "annotations", keys.HISTORY_ANNOTATION)]
     paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "rollout_after")))
     if kind == apiversion.MACHINE_DEPLOYMENT:
-        paths.extend(("spec", "template", "spec", field) for field in ("version", "infrastructureRef", "bootstrap",
-                                                                     "failureDomain"))
+        template_fields = ("version", "infrastructureRef", "bootstrap", "failureDomain")
+        paths.extend(("spec", "template", "spec", field) for field in template_fields)
     else:
         paths.append(("spec", "version"))
         paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "infrastructure_ref")))

@@ -312,8 +312,9 @@ def test_an_invalid_value_is_not_retried(conn):
     md = objs.machine_deployment()
     conn.add("GET", MDS, body=md_list(md))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
-    conn.add("PATCH", MDS + "/md-0", status=422, body={"kind": "Status", "code": 422, "reason": "Invalid",
-                                                        "message": "MachineDeployment.cluster.x-k8s.io \"md-0\" is invalid"})
+    invalid = {"kind": "Status", "code": 422, "reason": "Invalid",
+               "message": "MachineDeployment.cluster.x-k8s.io \"md-0\" is invalid"}
+    conn.add("PATCH", MDS + "/md-0", status=422, body=invalid)
     out = run(FakeModule(name="md-0"))
     assert out.failed and out.result["reason"] == "invalid"
     assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1

@@ -62,7 +62,8 @@ def test_the_api_server_answers_a_failed_test_with_422_and_passes_null_for_absen
         status, body = seen[case]
         assert status == 422 and body["reason"] == "Invalid", seen
         assert body["message"] == "the server rejected our request due to an error in our request", seen
-        assert body["details"]["causes"][0]["message"] == "testing value /metadata/annotations/example.com~1x failed", seen
+        # 1.20 drops the patch library's words ("testing value ... failed"): no causes, no object named
+        assert not (body.get("details") or {}).get("causes") and not (body.get("details") or {}).get("name"), seen
         assert patches.is_test_failure(status, body), seen
     assert seen["missing parent"][0] == 422 and patches.is_test_failure(*seen["missing parent"]), seen
     assert seen["rename"][0] in (400, 422) and not patches.is_test_failure(*seen["rename"]), seen

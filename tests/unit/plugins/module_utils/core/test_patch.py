@@ -193,10 +193,16 @@ def test_relied_on_per_verb():
 
 
 @pytest.mark.parametrize("status, body, expected", [
-    # kube-apiserver 1.20: the JSON patch error is the Status cause, the message is generic
+    # kube-apiserver 1.20 (tests/integration/test_write_preconditions.py): a bare 422, the patch error dropped
+    (422, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "Invalid",
+           "message": "the server rejected our request due to an error in our request", "details": {}, "code": 422}, True),
+    # with the patch library's error as the cause
     (422, {"kind": "Status", "reason": "Invalid", "message": "the server rejected our request due to an error in our request",
            "details": {"causes": [{"reason": "UnexpectedServerResponse",
                                    "message": "testing value /spec/rollout/after failed"}]}}, True),
+    (422, {"reason": "Invalid", "message": "the server rejected our request due to an error in our request",
+           "details": {"causes": [{"reason": "FieldValueInvalid", "message": "Invalid value", "field": "spec.replicas"}]}},
+     False),
     (422, {"message": "test operation does not apply: is missing path: /metadata/annotations/x"}, True),
     (422, {"reason": "Invalid", "message": "MachineDeployment.cluster.x-k8s.io \"md-0\" is invalid: spec.replicas"}, False),
     (409, {"reason": "Conflict", "message": "testing value /a failed"}, False),

@@ -113,7 +113,6 @@ def test_restart_tests_trigger_template_version_paused_and_records(kind, version
                                                    "to": {"version": "v1.30.2"}}]))
     plan = restart.plan_restart(obj, objs.NOW, api_version=version, rollout_id="r1")
     tests = _tests(plan["patch"])
-    after = "/spec/rolloutAfter" if version == "v1beta1" and kind == "MachineDeployment" else "/spec/rollout/after"
     if kind == "MachineDeployment":
         template = obj["spec"]["template"]["spec"]
         assert tests["/spec/template/spec/version"] == template["version"]

@@ -86,6 +86,9 @@ notes:
   - The user needs the permissions of the ClusterRole in C(docs/rbac.yml) of this collection; a permission
     error names the verb and resource that is missing.
   - Requests that only read (get, list, watch) are retried with backoff on HTTP 429, 5xx and connection
-    errors; writes are sent once, with the object's C(metadata.resourceVersion) so that a concurrent change
-    is detected (HTTP 409), re-read, re-planned and retried up to three times.
+    errors; writes are sent once. A change of a MachineDeployment or KubeadmControlPlane is a JSON patch whose
+    C(test) operations hold the fields it was planned from (template, version, trigger, pause, rollout records);
+    when one of them changed meanwhile (HTTP 422, a failed test) or on a conflict (HTTP 409), the object is read
+    again, planned again and written, up to 5 times. Status writes and other changes of a busy object do not
+    make it fail.
 '''

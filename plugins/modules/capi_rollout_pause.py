@@ -142,15 +142,25 @@ objects:
       sample: "machinedeployment/fleet-a/prod-eu-1-md-0: MachineDeployment paused (spec.paused)"
     patch:
       description:
-        - The patch sent (in check mode, that would be sent), including the C(metadata.resourceVersion) that makes
-          a concurrent change fail with a conflict; null when nothing changes.
-        - A merge patch (a dict), or for resuming a KubeadmControlPlane a JSON patch (a list of operations).
-      type: raw
-      sample: {spec: {paused: true}, metadata: {resourceVersion: "48213"}}
+        - The JSON patch (RFC 6902, C(application/json-patch+json)) sent, exactly (in check mode, that would be sent
+          as a server-side dry run); null when nothing changes.
+        - C(test) operations come first, one per field the plan relied on, with the value that was read (whether
+          it is paused, that is C(spec.paused) and the C(cluster.x-k8s.io/paused) annotation, and the last-rollout
+          annotation when it is written); an absent field is tested with value null at its first missing member
+          (the API server passes such a test when the member is absent). When one fails (someone changed that
+          field meanwhile), the object is read again, planned again and the new patch sent, up to 5 times. Other
+          changes of the object (its status, other annotations, the resourceVersion) do not fail it.
+        - Then the C(add), C(replace) and C(remove) operations of the change. C(changes) and the diff show the same
+          change readably.
+      type: list
+      elements: dict
+      sample: [{op: test, path: /spec/paused, value: null},
+               {op: test, path: /metadata/annotations/cluster.x-k8s.io~1paused, value: null},
+               {op: add, path: /spec/paused, value: true}]
     patch_type:
-      description: V(merge) (C(application/merge-patch+json)) or V(json) (C(application/json-patch+json)).
+      description: Always V(json) (C(application/json-patch+json)).
       type: str
-      sample: merge
+      sample: json
     changes:
       description: Each changed field with its value before and after.
       type: list

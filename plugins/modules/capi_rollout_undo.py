@@ -264,15 +264,27 @@ objects:
       sample: 4
     patch:
       description:
-        - The merge patch sent (in check mode, that would be sent), including the C(metadata.resourceVersion) that
-          makes a concurrent change fail with a conflict; null when nothing changes.
-      type: raw
-      sample: {spec: {template: {spec: {infrastructureRef: {name: md-0-v1}}}},
-               metadata: {resourceVersion: "48213", annotations: {rollout.capi-rollout.dev/history: "[...]"}}}
+        - The JSON patch (RFC 6902, C(application/json-patch+json)) sent, exactly (in check mode, that would be sent
+          as a server-side dry run); null when nothing changes.
+        - C(test) operations come first, one per field the plan relied on, with the value that was read (the
+          template fields (version, infrastructureRef, bootstrap, failureDomain), the trigger, whether it is
+          paused, the last-rollout and history annotations); an absent field is tested with value null at its
+          first missing member (the API server passes such a test when the member is absent). When one fails
+          (someone changed that field meanwhile), the object is read again, planned again and the new patch sent,
+          up to 5 times. Other changes of the object (its status, other annotations, the resourceVersion) do not
+          fail it.
+        - Then the C(add), C(replace) and C(remove) operations of the change. C(changes) and the diff show the same
+          change readably.
+      type: list
+      elements: dict
+      sample: [{op: test, path: /spec/template/spec/infrastructureRef,
+                value: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: md-0-v2}},
+               {op: replace, path: /spec/template/spec/infrastructureRef/name, value: md-0-v1},
+               {op: replace, path: /metadata/annotations/rollout.capi-rollout.dev~1history, value: "[...]"}]
     patch_type:
-      description: V(merge) (C(application/merge-patch+json)).
+      description: Always V(json) (C(application/json-patch+json)).
       type: str
-      sample: merge
+      sample: json
     changes:
       description: Each changed field with its value before and after.
       type: list

@@ -18,6 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 SIM = str(REPO / "tests" / "sim")
 if SIM not in sys.path:
     sys.path.insert(0, SIM)
+# the core as Ansible imports it (the .build collection link, see pytest_configure)
+BUILD = str(REPO / ".build")
+if BUILD not in sys.path:
+    sys.path.insert(0, BUILD)
 
 from capisim.polling import wait_for  # noqa: E402  (needs tests/sim on sys.path)
 
@@ -75,6 +79,10 @@ def modules_fleet(capi_version):
                  "machine_deployments": [{"name": "md-0", "replicas": 2, "provision_seconds": 10}]},
                 {"name": "wh", "namespace": "team-o",
                  "machine_deployments": [{"name": "md-0", "replicas": 1, "provision_seconds": 60}]},
+                # writes guarded by JSON patch tests while another writer keeps one object busy
+                {"name": "wj", "namespace": "team-j",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
+                                         {"name": "md-2", "replicas": 1}]},
             ],
         }],
     }

@@ -99,3 +99,19 @@ def run_modules(inventory, host, calls, kubeconfig="{{ capi_kubeconfig }}", time
     tasks = [{"name": f"case {index}", f"capi.rollout.{module}": _with_kubeconfig(params, kubeconfig), "check_mode": check}
              for index, (module, params, check) in enumerate(calls)]
     return _run_tasks(inventory, host, tasks, timeout)
+
+
+def patch_value(ops, pointer):
+    """The value the JSON patch ``ops`` (a module result's ``patch``) sets at ``pointer``: from the add or
+    replace of that path or of a parent of it (a missing parent is added with the value inside)."""
+    for op in ops:
+        if op["op"] not in ("add", "replace"):
+            continue
+        if pointer == op["path"]:
+            return op["value"]
+        if pointer.startswith(op["path"] + "/"):
+            value = op["value"]
+            for key in pointer[len(op["path"]) + 1:].split("/"):
+                value = value[key.replace("~1", "/").replace("~0", "~")]
+            return value
+    raise KeyError(f"{pointer} is not set by {ops}")

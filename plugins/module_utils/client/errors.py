@@ -7,6 +7,7 @@ next step: 401/403 (which verb on which resource is missing), 404, TLS, unreacha
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
 RBAC_HINT = "grant the ClusterRole in docs/rbac.yml of the capi.rollout collection to this user"
@@ -104,6 +105,12 @@ def api_error(err, ref=None, verb=None, resource=None, namespace=None, host=None
         return RolloutError(
             f"the object kept changing while it was being updated (409 Conflict: {err.message})",
             ref=ref, reason="conflict", hint="run the task again; another controller or user is writing the object")
+    if patches.is_test_failure(err.status, err.body):
+        return RolloutError(
+            f"the fields the change was planned from kept changing while it was being written (422, a failed "
+            f"JSON patch test: {_cause(err)})", ref=ref, reason="conflict",
+            hint="run the task again; another controller or user is changing the object's template, trigger, "
+                 "pause state or rollout records")
     if err.status == 422:
         return RolloutError(f"the API server refused the change (422 Invalid: {err.message})", ref=ref,
                             reason="invalid", hint="check the values given to the module (and the CAPI webhooks)")
@@ -113,3 +120,12 @@ def api_error(err, ref=None, verb=None, resource=None, namespace=None, host=None
                             hint="the request was retried with backoff; check the API server's health and retry later")
     return RolloutError(f"{verb} {_resource_words(resource)} failed ({err.status}: {err.message})", ref=ref,
                         reason="api_error", hint="see the message from the API server")
+
+
+def _cause(err):
+    """The first cause's message of a Status (where the API server puts the JSON patch error), else its message."""
+    causes = (err.body.get("details") or {}).get("causes") if isinstance(err.body, dict) else None
+    for cause in causes or []:
+        if isinstance(cause, dict) and cause.get("message"):
+            return cause["message"]
+    return err.message

@@ -9,8 +9,11 @@
   port fails fast); once it has answered, an outage (a restarting API server) is retried for
   ``outage_seconds``, or while a wait runs until its ``deadline``: that deadline also bounds every
   request's timeouts, so a hanging API server cannot hold a task past its own timeout.
-- Writes carry ``metadata.resourceVersion`` (see ``patch_merge``), so a concurrent change answers 409;
-  ``with_conflict_retry`` re-reads, re-plans and retries a bounded number of times.
+- Writes to MachineDeployments and KubeadmControlPlanes are JSON patches whose ``test`` operations guard
+  the fields their plan read (core.patch): a concurrent change of one of them answers 422 (a failed
+  test), unrelated writes (status, other annotations) do not conflict. The Lease is written with its
+  resourceVersion (409 on a race). ``with_conflict_retry`` re-reads, re-plans and retries a bounded
+  number of times.
 - Every request sent is counted (``Api.count``) so a module can report what it cost.
 - ``Api.dry_run`` (check mode) sends every write as a server-side dry run (``dryRun=All``): the API
   server authorizes, admits, validates, defaults and prunes it, answers as for the real write, and
@@ -30,6 +33,7 @@ import time
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.serverclock import ServerClock
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 
 try:
     from urllib3.exceptions import HTTPError as StreamError
@@ -225,17 +229,24 @@ def _parse(line, path):
     return event_type, obj
 
 
-def with_conflict_retry(attempt_fn, attempts=5, backoff=0.1, sleep=time.sleep):
-    """Run ``attempt_fn(fresh)`` until it does not raise a 409; ``fresh`` is False on the first try
-    and True after a conflict (the caller re-reads the object and re-plans). Bounded by ``attempts``,
-    with a growing, jittered pause between them (a busy object is written by its controller several
-    times a second; retrying at once mostly meets the next status write)."""
+def is_write_conflict(err):
+    """Whether an ApiError says the object changed under a write: 409 Conflict, or 422 from a failed
+    ``test`` operation of a JSON patch (core.patch.is_test_failure)."""
+    return err.status == 409 or patches.is_test_failure(err.status, err.body)
+
+
+def with_conflict_retry(attempt_fn, attempts=5, backoff=0.1, sleep=time.sleep, retry_on=None):
+    """Run ``attempt_fn(fresh)`` until it does not raise a conflict (``retry_on(err)``, default: a 409);
+    ``fresh`` is False on the first try and True after a conflict (the caller re-reads the object and
+    re-plans). Bounded by ``attempts``, with a growing, jittered pause between them (a busy object is
+    written by its controller several times a second; retrying at once mostly meets the next write)."""
+    retry_on = retry_on or (lambda err: err.status == 409)
     fresh = False
     for index in range(attempts):
         try:
             return attempt_fn(fresh)
         except ApiError as err:
-            if err.status != 409 or index + 1 >= attempts:
+            if not retry_on(err) or index + 1 >= attempts:
                 raise
             fresh = True
             sleep(backoff * (2 ** index) * (0.5 + random.random() / 2))

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The flow every module shares: connect, discover, select (constant number of LISTs), plan with
 the core for every object first (any refusal fails the task with nothing written), then write each
-change with its resourceVersion (409: re-read, re-plan, retry), and wait. In check mode every write is
+change as a JSON patch whose ``test`` operations guard the fields its plan read (core.patch; a failed test
+or a 409: re-read, re-plan, retry), and wait. In check mode every write is
 sent as a server-side dry run (client.requests), so RBAC, admission and validation answer as they
 would for the real run, and nothing is waited for.
 """
@@ -26,14 +27,13 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.discovery impo
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
     ApiError, TransportError, api_error, transport_error,
 )
-from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api, with_conflict_retry
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api, is_write_conflict, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause as pauses
-from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
@@ -286,27 +286,14 @@ def _check_templates(run, planned):
                                     {"api_group": key[0], "kind": key[1], "name": key[2]}, ref=plan["ref"])
 
 
-def _sendable(plan):
-    """The patch exactly as sent: with metadata.resourceVersion, so a concurrent change answers 409."""
-    rv = plan.get("resource_version")
-    if plan["patch_type"] == plans.PATCH_JSON:
-        ops = copy.deepcopy(plan["patch"])
-        if rv:
-            ops.append({"op": "replace", "path": "/metadata/resourceVersion", "value": rv})
-        return ops
-    patch = copy.deepcopy(plan["patch"])
-    if rv:
-        patch.setdefault("metadata", {})["resourceVersion"] = rv
-    return patch
-
-
 def _result_entry(plan):
     keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
             "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
             "target_machine_set", "target_template")
     entry = {key: plan.get(key) for key in keep if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
-    entry["patch"] = _sendable(plan) if plan["changed"] else None
+    # exactly what is sent (_write)
+    entry["patch"] = copy.deepcopy(plan["patch"]) if plan["changed"] else None
     return entry
 
 
@@ -401,7 +388,8 @@ def _stopped_part_way(err, planned, index, results, check_mode):
 
 
 def _write(run, selected, obj, plan, plan_for):
-    """PATCH one object; on 409 re-read it, re-plan and retry. Returns (plan, object after)."""
+    """PATCH one object with its plan's JSON patch; when a ``test`` fails (a field the plan read has changed)
+    or on 409, re-read it, re-plan and retry. Returns (plan, object after)."""
     res = apiversion.resource(selected.kind, selected.version)
     state = {"plan": plan}
 
@@ -411,14 +399,10 @@ def _write(run, selected, obj, plan, plan_for):
             state["plan"] = plan_for(current)
             if not state["plan"]["changed"]:
                 return current
-        path = selected.object_path(state["plan"]["name"])
-        body = _sendable(state["plan"])
-        if state["plan"]["patch_type"] == plans.PATCH_JSON:
-            return run.api.patch_json(path, body)
-        return run.api.patch_merge(path, body)
+        return run.api.patch_json(selected.object_path(state["plan"]["name"]), state["plan"]["patch"])
 
     try:
-        after = with_conflict_retry(attempt, attempts=CONFLICT_ATTEMPTS)
+        after = with_conflict_retry(attempt, attempts=CONFLICT_ATTEMPTS, retry_on=is_write_conflict)
     except ApiError as err:
         raise api_error(err, ref=plan["ref"], verb="patch", resource=res, namespace=selected.namespace,
                         host=run.api.host)

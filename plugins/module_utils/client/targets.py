@@ -90,7 +90,7 @@ def select(api, discovery, params, require_match=False):
 
 
 def refetch(api, selected, name):
-    """GET one selected object again (after a 409 conflict)."""
+    """GET one selected object again (after a failed test of a patch, or a 409 conflict)."""
     res = apiversion.resource(selected.kind, selected.version)
     ref = make_ref(selected.kind, selected.namespace, name)
     try:

@@ -11,7 +11,7 @@ requests whatever the number of MachineDeployments:
    GET, or one LIST when several KubeadmControlPlanes) for the version skew check, and the
    templates the target revisions reference (one LIST per template kind, with a name field
    selector when only one name is needed);
-4. the final plan with all of it. A 409 on write re-plans with the same context.
+4. the final plan with all of it. A failed test of its patch (or a 409) on write re-plans with the same context.
 """
 
 from __future__ import absolute_import, division, print_function

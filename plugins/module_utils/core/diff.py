@@ -56,6 +56,10 @@ class ChangeSet:
         return [{"path": apiversion.join_path(change[0]), "before": _shown(change, 1), "after": _shown(change, 2)}
                 for change in self._changes]
 
+    def items(self):
+        """[(path keys, before, after)] in the order recorded (None: absent)."""
+        return [(change[0], copy.deepcopy(change[1]), copy.deepcopy(change[2])) for change in self._changes]
+
     def merge_patch(self):
         """RFC 7386 merge patch applying every change (None when nothing changes)."""
         if not self._changes:

@@ -2,11 +2,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Plan pause / resume of an MD or KCP, like clusterctl's ObjectPauser / ObjectResumer.
 
-MachineDeployment: merge patch spec.paused true/false (pauses rollouts only; scaling continues).
-KubeadmControlPlane: no spec field; add the cluster.x-k8s.io/paused annotation with a merge patch,
-remove it with a JSON patch (a merge patch cannot tell "remove" from "unset" across clients as
-clearly, and this is what clusterctl sends). Unlike clusterctl, being in the requested state already
-is not an error: the plan is "unchanged" (idempotent for Ansible).
+MachineDeployment: spec.paused true/false (pauses rollouts only; scaling continues).
+KubeadmControlPlane: no spec field; add or remove the cluster.x-k8s.io/paused annotation. Like every
+write, a JSON patch whose ``test`` operations guard the paused state and the last-rollout record as read
+(core.patch). Unlike clusterctl, being in the requested state already is not an error: the plan is
+"unchanged" (idempotent for Ansible).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,6 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -37,17 +38,15 @@ def _warnings(obj, kind, paused, cluster):
 def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollout_id=None, reason=None, actor=None, record=False):
     """Plan to pause (``paused=True``) or resume (``paused=False``) an MD or KCP.
 
-    Returns a plan (core.plan.new_plan) with action paused | resumed | unchanged; KCP resume has
-    patch_type "json" and a remove operation. ``record`` (needs ``now``) also writes the last-rollout
-    annotation; it is off by default so the patches equal clusterctl's.
+    Returns a plan (core.plan.new_plan) with action paused | resumed | unchanged; KCP resume is a remove
+    operation. ``record`` (needs ``now``) also writes the last-rollout annotation; it is off by default so
+    the changes equal clusterctl's.
     """
     kind = apiversion.rollout_kind(obj.get("kind"))
     version = apiversion.version_of(obj, api_version)
     action = PAUSED if paused else RESUMED
     warnings = _warnings(obj, kind, paused, cluster)
     changes = ChangeSet()
-    patch = None
-    patch_type = plans.PATCH_MERGE
     if kind == apiversion.MACHINE_DEPLOYMENT:
         current = get(obj, "spec.paused") is True
         if current != paused:
@@ -59,18 +58,12 @@ def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollo
         where = f"annotation {keys.PAUSED_ANNOTATION}"
         if current != paused:
             changes.record(path, get(obj, path, "") if current else None, "true" if paused else None)
-            if not paused:
-                patch_type = plans.PATCH_JSON
-                patch = [{"op": "remove", "path": apiversion.json_pointer(path)}]
     if not changes.changed:
         state = "already paused" if paused else "not paused"
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=f"{kind} is {state} ({where})", warnings=warnings)
     if record and now is not None:
         entry = plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor)
         changes.record(plans.record_path(), plans.current_record_raw(obj), entry)
-        if patch_type == plans.PATCH_JSON:
-            # "add" replaces an existing key; the annotations map exists since it holds the paused key.
-            patch.append({"op": "add", "path": apiversion.json_pointer(plans.record_path()), "value": entry})
     message = f"{kind} {action} ({where})"
-    return plans.new_plan(obj, kind, version, action, changes=changes, message=message, patch=patch,
-                          patch_type=patch_type, warnings=warnings)
+    return plans.new_plan(obj, kind, version, action, changes=changes, message=message,
+                          relied_on=patches.relied_on(kind, version, "pause"), warnings=warnings)

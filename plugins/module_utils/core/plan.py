@@ -9,26 +9,30 @@ import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 UNCHANGED = "unchanged"
-PATCH_MERGE = "merge"  # application/merge-patch+json
-PATCH_JSON = "json"    # application/json-patch+json
+PATCH_JSON = "json"  # application/json-patch+json: every write (core.patch)
 
 
-def new_plan(obj, kind, version, action, changes=None, message="", patch=None, patch_type=PATCH_MERGE, warnings=None, **extra):
-    """Plan dict. ``patch`` defaults to the ChangeSet's merge patch; no changes means no patch.
+def new_plan(obj, kind, version, action, changes=None, message="", relied_on=None, warnings=None, **extra):
+    """Plan dict; no changes means no patch.
+
+    ``patch`` is the JSON patch (RFC 6902, core.patch) that is sent: ``test`` operations on the fields in
+    ``relied_on`` and on every changed field, with their values in ``obj``, then the change. A concurrent
+    change of any of them fails the write; the client re-reads and re-plans. ``merge_patch`` is the same
+    change as an RFC 7386 merge patch (for reading and tests; never sent).
 
     Keys: action, changed, ref, kind, name, namespace, api_version, resource_version, patch,
-    patch_type, before, after, changes, diff, message, warnings, plus verb-specific ``extra``.
+    patch_type, merge_patch, before, after, changes, diff, message, warnings, plus verb-specific ``extra``.
     """
     changes = changes if changes is not None else ChangeSet()
     meta = obj.get("metadata") or {}
     ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
     changed = changes.changed
-    if changed and patch is None:
-        patch = changes.merge_patch()
+    patch = patches.json_patch(obj, changes, relied_on) if changed else None
     out = {
         "action": action if changed else UNCHANGED,
         "changed": changed,
@@ -37,11 +41,11 @@ def new_plan(obj, kind, version, action, changes=None, message="", patch=None, p
         "name": meta.get("name"),
         "namespace": meta.get("namespace"),
         "api_version": version,
-        # For optimistic concurrency the client may send the patch with this resourceVersion, so the
-        # guards checked here hold for the object that is patched.
+        # The object's version as read (for the record; writes are guarded by the patch's tests instead).
         "resource_version": meta.get("resourceVersion"),
-        "patch": patch if changed else None,
-        "patch_type": patch_type,
+        "patch": patch,
+        "patch_type": PATCH_JSON,
+        "merge_patch": changes.merge_patch() if changed else None,
         "before": changes.before(),
         "after": changes.after(),
         "changes": changes.changes(),

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Plan a restart (or scheduled restart, or infrastructure template switch) of an MD or KCP.
 
-Like clusterctl's ObjectRestarter (rollout_restarter.go): a merge patch that sets rolloutAfter
+Like clusterctl's ObjectRestarter (rollout_restarter.go): a patch that sets rolloutAfter
 (v1beta1 ``spec.rolloutAfter``, v1beta2 ``spec.rollout.after``) to now, refused for paused objects and
 while a future trigger is pending. Additions: scheduling a future time, switching the
 infrastructure template, ``force`` to replace a pending trigger, Cluster pause checks,
@@ -19,6 +19,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
@@ -313,4 +314,5 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         message = f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
     if new_ref is None or after is not None:
         extra["rollout_after"] = timeutil.format_time(target_after)
-    return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings, **extra)
+    return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings,
+                          relied_on=patches.relied_on(kind, version, "restart"), **extra)

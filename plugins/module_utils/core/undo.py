@@ -27,6 +27,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -337,4 +338,4 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
         extra["history_revision"] = entry["revision"]
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
                           message=f"spec.template restored from revision {target['revision']} ({origin})",
-                          warnings=warnings, **extra)
+                          relied_on=patches.relied_on(kind, version, "undo"), warnings=warnings, **extra)

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 import pytest
 
@@ -93,9 +94,13 @@ def test_restart_one_object_costs_four_requests(conn):
     assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET", "PATCH"]
     assert conn.sent[1]["query"]["fieldSelector"] == "metadata.name=md-0"
     patch = conn.sent[3]["body"]
-    assert patch["metadata"]["resourceVersion"] == "4711"
-    assert patch["spec"]["rollout"]["after"].endswith("Z")
+    assert conn.sent[3]["content_type"] == "application/json-patch+json"
+    assert {"op": "test", "path": "/spec/rollout/after", "value": None} in patch
+    (trigger,) = [op for op in patch if op["op"] == "add" and op["path"] == "/spec/rollout/after"]
+    assert trigger["value"].endswith("Z")
+    assert not [op for op in patch if op["path"] == "/metadata/resourceVersion"]
     assert out.result["objects"][0]["patch"] == patch
+    assert out.result["objects"][0]["patch_type"] == "json"
 
 
 def test_conflict_rereads_replans_and_retries(conn):
@@ -110,7 +115,7 @@ def test_conflict_rereads_replans_and_retries(conn):
     out = run(FakeModule(name="md-0"))
     assert not out.failed, out.result
     patches = [s for s in conn.sent if s["method"] == "PATCH"]
-    assert [p["body"]["metadata"]["resourceVersion"] for p in patches] == ["4711", "5000"]
+    assert len(patches) == 2 and patches[0]["body"] == patches[1]["body"]
 
 
 def test_conflict_on_a_now_paused_object_stops(conn):
@@ -165,7 +170,7 @@ def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     writes = [s for s in conn.sent if s["method"] != "GET"]
     assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
     assert "after:" in out.result["diff"][0]["after"]
-    assert out.result["objects"][0]["patch"]["metadata"]["resourceVersion"] == "4711"
+    assert out.result["objects"][0]["patch"] == writes[0]["body"]
 
 
 def test_one_refusal_fails_many_before_any_write(conn):
@@ -209,8 +214,8 @@ def test_pause_kcp_resume_is_a_json_patch(conn):
     assert not out.failed, out.result
     patch = [s for s in conn.sent if s["method"] == "PATCH"][0]
     assert patch["content_type"] == "application/json-patch+json"
-    assert {"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"} in patch["body"]
-    assert {"op": "replace", "path": "/metadata/resourceVersion", "value": kcp["metadata"]["resourceVersion"]} in patch["body"]
+    assert patch["body"] == [{"op": "test", "path": "/metadata/annotations/cluster.x-k8s.io~1paused", "value": "true"},
+                             {"op": "remove", "path": "/metadata/annotations/cluster.x-k8s.io~1paused"}]
 
 
 def test_info_for_many_objects_is_a_constant_number_of_requests(conn):
@@ -245,3 +250,71 @@ def test_info_asks_nothing_about_a_namespace_with_objects(conn):
     out = run(FakeModule(), verb="info")
     assert not out.failed, out.result
     assert "/api/v1/namespaces/default" not in [s["path"] for s in conn.sent]
+
+
+TEST_FAILED = {"kind": "Status", "code": 422, "reason": "Invalid",
+               "message": "the server rejected our request due to an error in our request",
+               "details": {"causes": [{"reason": "UnexpectedServerResponse",
+                                       "message": "testing value /spec/template/spec/infrastructureRef failed"}]}}
+
+
+def test_a_failed_test_rereads_and_replans_from_the_new_state(conn):
+    """A colleague switched the template between the read and the write: the patch's test of the template
+    fails (422), the object is read again and the restart planned (and recorded) from the new template."""
+    md = objs.machine_deployment()
+    switched = copy.deepcopy(md)
+    switched["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra-colleague"
+    switched["metadata"]["resourceVersion"] = "5000"
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=switched)
+    conn.add("PATCH", MDS + "/md-0", body=switched)
+    out = run(FakeModule(name="md-0"))
+    assert not out.failed, out.result
+    first, second = [s["body"] for s in conn.sent if s["method"] == "PATCH"]
+    ref = "/spec/template/spec/infrastructureRef"
+    assert {"op": "test", "path": ref, "value": md["spec"]["template"]["spec"]["infrastructureRef"]} in first
+    assert {"op": "test", "path": ref, "value": switched["spec"]["template"]["spec"]["infrastructureRef"]} in second
+    written = objs.apply_json_patch(switched, second)
+    (entry,) = json.loads(written["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert entry["to"]["infrastructureRef"]["name"] == "md-0-infra-colleague"
+    assert out.result["objects"][0]["patch"] == second
+    assert out.result["api_requests"] == 6
+
+
+def test_a_failed_test_on_a_now_paused_object_stops(conn):
+    md = objs.machine_deployment()
+    paused = copy.deepcopy(md)
+    paused["spec"]["paused"] = True
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=paused)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "paused"
+
+
+def test_failed_tests_are_retried_a_bounded_number_of_times(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    for _failure in range(runner.CONFLICT_ATTEMPTS):
+        conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
+    conn.add("GET", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "conflict"
+    assert "testing value /spec/template/spec/infrastructureRef failed" in out.result["msg"]
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == runner.CONFLICT_ATTEMPTS
+
+
+def test_an_invalid_value_is_not_retried(conn):
+    md = objs.machine_deployment()
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    invalid = {"kind": "Status", "code": 422, "reason": "Invalid",
+               "message": "MachineDeployment.cluster.x-k8s.io \"md-0\" is invalid"}
+    conn.add("PATCH", MDS + "/md-0", status=422, body=invalid)
+    out = run(FakeModule(name="md-0"))
+    assert out.failed and out.result["reason"] == "invalid"
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1

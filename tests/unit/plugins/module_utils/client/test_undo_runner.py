@@ -78,7 +78,7 @@ def _patches(conn):
 
 
 def test_undo_reads_a_constant_set_and_writes_one_patch(conn):
-    _scene(conn)
+    md, _sets = _scene(conn)
     out = run(UndoModule(name="md-0", reason="bad image"), verb="undo")
     assert not out.failed, out.result
     (entry,) = out.result["objects"]
@@ -91,9 +91,14 @@ def test_undo_reads_a_constant_set_and_writes_one_patch(conn):
     assert out.result["api_requests"] == 8
     assert conn.sent[6]["query"]["fieldSelector"] == "metadata.name=md-0-infra-v1"
     patch = _patches(conn)[0]["body"]
-    assert patch["spec"] == {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v1"}}}}
-    assert patch["metadata"]["resourceVersion"] == "4711"
-    (recorded,) = json.loads(patch["metadata"]["annotations"][HISTORY])
+    assert _patches(conn)[0]["content_type"] == "application/json-patch+json"
+    assert [op for op in patch if op["op"] != "test" and op["path"].startswith("/spec")] == [
+        {"op": "replace", "path": "/spec/template/spec/infrastructureRef/name", "value": "md-0-infra-v1"}]
+    # guarded by the template it was planned from, not by the resourceVersion
+    assert {"op": "test", "path": "/spec/template/spec/infrastructureRef",
+            "value": md["spec"]["template"]["spec"]["infrastructureRef"]} in patch
+    assert not [op for op in patch if op["path"].startswith("/metadata/resourceVersion")]
+    (recorded,) = json.loads(objs.apply_json_patch(md, patch)["metadata"]["annotations"][HISTORY])
     assert recorded["actor"] == "awx-job/4711 (awx.example.com)" and recorded["to_revision"] == 1
     assert recorded["reason"] == "bad image"
 
@@ -166,7 +171,7 @@ def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):
     out = run(FakeModule(name="md-0", history_limit=2))
     assert not out.failed, out.result
     assert out.result["api_requests"] == 4
-    entries = json.loads(_patches(conn)[0]["body"]["metadata"]["annotations"][HISTORY])
+    entries = json.loads(objs.apply_json_patch(md, _patches(conn)[0]["body"])["metadata"]["annotations"][HISTORY])
     assert [e["revision"] for e in entries] == [3, 4]
     assert entries[-1]["actor"] == "awx-job/4711 (awx.example.com)"
     assert out.result["objects"][0]["history_revision"] == 4

@@ -386,16 +386,29 @@ def apply_merge_patch(obj, patch):
     return out
 
 
+class TestFailed(Exception):
+    """A ``test`` operation failed (the API server answers 422)."""
+
+
 def apply_json_patch(obj, ops):
-    """The subset of RFC 6902 the core emits: add/replace/remove on object members."""
+    """The subset of RFC 6902 the core emits, as the API server (evanphx/json-patch) applies it: test /
+    add / replace / remove on object members; a ``test`` with value null passes when the member is absent."""
     out = copy.deepcopy(obj)
     for op in ops:
         keys = [part.replace("~1", "/").replace("~0", "~") for part in op["path"].split("/")[1:]]
         parent = out
         for key in keys[:-1]:
+            if op["op"] == "test" and not isinstance(parent.get(key), dict):
+                raise TestFailed(f"test operation does not apply: is missing path: {op['path']}")
             parent = parent[key]
-        if op["op"] == "remove":
+        if op["op"] == "test":
+            if parent.get(keys[-1]) != op["value"]:
+                raise TestFailed(f"testing value {op['path']} failed")
+        elif op["op"] == "remove":
             del parent[keys[-1]]  # KeyError like the server's 422 when absent
+        elif op["op"] == "replace":
+            assert keys[-1] in parent, op  # the server: "replace operation does not apply: doc is missing key"
+            parent[keys[-1]] = copy.deepcopy(op["value"])
         else:
             parent[keys[-1]] = copy.deepcopy(op["value"])
     return out

@@ -161,7 +161,7 @@ def test_corrupt_annotation_is_tolerated(raw, readable, warning):
     plan = restart.plan_restart(md, objs.NOW, rollout_id="r1")
     assert plan["action"] == "restarted"
     assert plan["warnings"] == warnings
-    rewritten = json.loads(plan["patch"]["metadata"]["annotations"][KEY])
+    rewritten = json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])
     assert [e["revision"] for e in rewritten] == readable + [history.next_revision(md, [], entries)]
     assert "unreadable" in plan["diff"]["before"] if raw not in ("", "[]") and not readable else True
 
@@ -196,9 +196,9 @@ def test_next_revision_for_kcp_is_the_record_sequence():
 def test_md_restart_records_history_in_the_same_patch(version):
     md = objs.machine_deployment(version, revision="2")
     plan = restart.plan_restart(md, objs.NOW, rollout_id="chg-1", reason="CVE", actor="alice")
-    annotations = plan["patch"]["metadata"]["annotations"]
+    annotations = plan["merge_patch"]["metadata"]["annotations"]
     assert set(annotations) == {LAST, KEY}
-    assert "metadata" not in plan["patch"]["spec"].get("template", {})  # never inside spec.template
+    assert "metadata" not in plan["merge_patch"]["spec"].get("template", {})  # never inside spec.template
     assert plan["history_revision"] == 3
     assert json.loads(annotations[KEY]) == [{
         "revision": 3, "at": objs.NOW_TEXT, "action": "restarted", "rollout_id": "chg-1", "reason": "CVE", "actor": "alice",
@@ -214,7 +214,7 @@ def test_template_switch_records_from_and_to(version):
     md = objs.machine_deployment(version, revision="2")
     sets = [objs.machine_set(version, suffix="aaaaa", revision="2")]
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", machine_sets=sets)
-    entry = json.loads(plan["patch"]["metadata"]["annotations"][KEY])[-1]
+    entry = json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])[-1]
     assert entry["from"]["infrastructureRef"]["name"] == "md-0-infra-v1"
     assert entry["to"]["infrastructureRef"]["name"] == "md-0-infra-v2"
     assert entry["revision"] == 3
@@ -227,16 +227,16 @@ def test_template_switch_records_from_and_to(version):
 def test_scheduled_restart_records_rollout_after_and_a_replacement_reuses_its_revision():
     md = objs.machine_deployment(revision="2")
     first = restart.plan_restart(md, objs.NOW, after=objs.HOUR_LATER, rollout_id="a")
-    entry = json.loads(first["patch"]["metadata"]["annotations"][KEY])[-1]
+    entry = json.loads(first["merge_patch"]["metadata"]["annotations"][KEY])[-1]
     assert (entry["revision"], entry["action"], entry["rollout_after"]) == (3, "scheduled", objs.HOUR_LATER)
-    md = objs.apply_merge_patch(md, first["patch"])
+    md = objs.apply_merge_patch(md, first["merge_patch"])
     # replaced before it fired: it never produces a MachineSet, so revision 3 is reused
     second = restart.plan_restart(md, objs.NOW, force=True, rollout_id="b")
-    assert [(e["revision"], e["action"]) for e in json.loads(second["patch"]["metadata"]["annotations"][KEY])] == [
+    assert [(e["revision"], e["action"]) for e in json.loads(second["merge_patch"]["metadata"]["annotations"][KEY])] == [
         (3, "restarted")]
     # a template switch leaves the scheduled trigger (and its entry) in place
     third = restart.plan_restart(md, objs.NOW, force=True, infrastructure_ref="md-0-infra-v2", rollout_id="c")
-    assert [(e["revision"], e["action"]) for e in json.loads(third["patch"]["metadata"]["annotations"][KEY])] == [
+    assert [(e["revision"], e["action"]) for e in json.loads(third["merge_patch"]["metadata"]["annotations"][KEY])] == [
         (3, "scheduled"), (4, "restarted")]
 
 
@@ -244,18 +244,18 @@ def test_scheduled_restart_records_rollout_after_and_a_replacement_reuses_its_re
 def test_kcp_restart_records_too(version):
     kcp = objs.kubeadm_control_plane(version)
     plan = restart.plan_restart(kcp, objs.NOW, infrastructure_ref="c1-cp-infra-v2")
-    entry = json.loads(plan["patch"]["metadata"]["annotations"][KEY])[-1]
+    entry = json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])[-1]
     assert entry["revision"] == 1
     assert (entry["from"]["infrastructureRef"]["name"], entry["to"]["infrastructureRef"]["name"]) == (
         "c1-cp-infra-v1", "c1-cp-infra-v2")
-    kcp = objs.apply_merge_patch(kcp, plan["patch"])
+    kcp = objs.apply_merge_patch(kcp, plan["merge_patch"])
     rows = history.merged_history(kcp, [])
     assert [(r["revision"], r["current"], r["source"]) for r in rows] == [(1, True, "record")]
 
 
 def test_no_record_means_no_history():
     plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, record=False)
-    assert "metadata" not in plan["patch"] and plan["history_revision"] is None
+    assert "metadata" not in plan["merge_patch"] and plan["history_revision"] is None
 
 
 def test_restart_history_limit_is_validated_before_anything():
@@ -272,7 +272,7 @@ def test_pause_never_records_history(kind):
             obj = objs.apply_merge_patch(obj, {"spec": {"paused": True}}) if kind == "MachineDeployment" else objs.annotate(
                 obj, "cluster.x-k8s.io/paused", "true")
         plan = pause.plan_pause(obj, paused=paused, now=objs.NOW, rollout_id="p", record=True)
-        assert KEY not in json.dumps(plan["patch"])
+        assert KEY not in json.dumps(plan["merge_patch"])
 
 
 def test_rollout_id_idempotence_is_per_verb_and_reads_the_history():
@@ -281,7 +281,7 @@ def test_rollout_id_idempotence_is_per_verb_and_reads_the_history():
     md = objs.annotate(md, LAST, '{"action":"paused","at":"2026-03-01T11:00:00Z","id":"x"}')
     plan = restart.plan_restart(md, objs.NOW, rollout_id="x")
     assert plan["action"] == "restarted"
-    md = objs.apply_merge_patch(md, plan["patch"])
+    md = objs.apply_merge_patch(md, plan["merge_patch"])
     # an unrelated later action replaces the last-rollout record; the history still knows "x"
     md = objs.annotate(md, LAST, '{"action":"resumed","at":"2026-03-01T12:10:00Z","id":"y"}')
     again = restart.plan_restart(md, objs.NOW + datetime.timedelta(hours=1), rollout_id="x")
@@ -295,7 +295,7 @@ def test_history_stays_bounded_after_50_restarts():
         now = objs.NOW + datetime.timedelta(minutes=n + 1)
         plan = restart.plan_restart(md, now, rollout_id=f"r{n}", reason=f"run {n}", actor="awx-job/1", machine_sets=sets)
         assert plan["history_revision"] == n + 2
-        md = objs.apply_merge_patch(md, plan["patch"])
+        md = objs.apply_merge_patch(md, plan["merge_patch"])
         md, sets = capi.complete_rollout(md, sets, now=now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         assert md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] == str(n + 2)
     entries = _record(md)
@@ -305,7 +305,7 @@ def test_history_stays_bounded_after_50_restarts():
     assert rows[0]["revision"] == 51 and rows[0]["current"] and rows[0]["source"] == "both"
     assert [r["revision"] for r in rows] == list(range(51, 40, -1))  # 41 inferred from the oldest entry's "from"
     small = restart.plan_restart(md, objs.NOW + datetime.timedelta(days=1), history_limit=3, machine_sets=sets)
-    assert [e["revision"] for e in json.loads(small["patch"]["metadata"]["annotations"][KEY])] == [50, 51, 52]
+    assert [e["revision"] for e in json.loads(small["merge_patch"]["metadata"]["annotations"][KEY])] == [50, 51, 52]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -67,13 +67,13 @@ def test_rollbacker_to_revision_999():
     plan = undo.plan_undo(md, [MS_REV_2, MS_REV_1], objs.NOW, to_revision=999, control_plane_version="v1.19.3", record=False)
     assert plan["action"] == "rolled_back"
     assert plan["target_revision"] == 999 and plan["target_machine_set"] == "ms-rev-1"
-    patched = objs.apply_merge_patch(md, plan["patch"])
+    patched = objs.apply_merge_patch(md, plan["merge_patch"])
     spec = patched["spec"]["template"]["spec"]
     assert spec["version"] == "v1.19.1"
     assert spec["infrastructureRef"]["name"] == "md-template-rollback"
     assert spec["bootstrap"]["dataSecretName"] == "data-secret-name-rollback"
     assert "machine-template-hash" not in patched["spec"]["template"]["metadata"]["labels"]
-    assert plan["patch"] == {"spec": {"template": {"spec": {
+    assert plan["merge_patch"] == {"spec": {"template": {"spec": {
         "version": "v1.19.1", "infrastructureRef": {"name": "md-template-rollback"},
         "bootstrap": {"dataSecretName": "data-secret-name-rollback"}}}}}
 
@@ -179,12 +179,12 @@ def test_undo_previous_revision(version):
                                                     "metadata.annotations[rollout.capi-rollout.dev/last]",
                                                     "metadata.annotations[rollout.capi-rollout.dev/history]"]
     assert plan["diff"]["before"].startswith('spec:\n  template:\n    spec:\n      infrastructureRef:\n        name: "md-0-infra-v3"\n')
-    record = json.loads(plan["patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
+    record = json.loads(plan["merge_patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
     assert record == {"action": "rolled_back", "actor": "ops", "at": objs.NOW_TEXT, "id": "rb-1", "to_revision": 2}
     assert plan["warnings"] == []
-    patched = objs.apply_merge_patch(md, plan["patch"])
+    patched = objs.apply_merge_patch(md, plan["merge_patch"])
     again = undo.plan_undo(patched, sets, objs.NOW, control_plane_version="v1.30.2", rollout_id="rb-1")
-    assert again["action"] == "unchanged" and again["patch"] is None
+    assert again["action"] == "unchanged" and again["merge_patch"] is None
 
 
 def test_undo_to_current_template_is_unchanged():

@@ -31,15 +31,15 @@ def _kcp(version, annotated=False):
 
 # clusterctl Test_ObjectPauser / Test_ObjectResumer; "already in state" is unchanged here, not an error.
 CASES = [
-    ("pause md", _md, True, "paused", {"spec": {"paused": True}}, "merge"),
-    ("pause md already paused", lambda v: _md(v, True), True, "unchanged", None, "merge"),
-    ("pause kcp", _kcp, True, "paused", {"metadata": {"annotations": {PAUSED: "true"}}}, "merge"),
-    ("pause kcp already annotated", lambda v: _kcp(v, True), True, "unchanged", None, "merge"),
-    ("resume md", lambda v: _md(v, True), False, "resumed", {"spec": {"paused": False}}, "merge"),
-    ("resume md paused false", lambda v: _md(v, False), False, "unchanged", None, "merge"),
-    ("resume md no field", _md, False, "unchanged", None, "merge"),
-    ("resume kcp", lambda v: _kcp(v, True), False, "resumed", [{"op": "remove", "path": POINTER}], "json"),
-    ("resume kcp not annotated", _kcp, False, "unchanged", None, "merge"),
+    ("pause md", _md, True, "paused", {"spec": {"paused": True}}, "json"),
+    ("pause md already paused", lambda v: _md(v, True), True, "unchanged", None, "json"),
+    ("pause kcp", _kcp, True, "paused", {"metadata": {"annotations": {PAUSED: "true"}}}, "json"),
+    ("pause kcp already annotated", lambda v: _kcp(v, True), True, "unchanged", None, "json"),
+    ("resume md", lambda v: _md(v, True), False, "resumed", {"spec": {"paused": False}}, "json"),
+    ("resume md paused false", lambda v: _md(v, False), False, "unchanged", None, "json"),
+    ("resume md no field", _md, False, "unchanged", None, "json"),
+    ("resume kcp", lambda v: _kcp(v, True), False, "resumed", {"metadata": {"annotations": {PAUSED: None}}}, "json"),
+    ("resume kcp not annotated", _kcp, False, "unchanged", None, "json"),
 ]
 
 
@@ -51,12 +51,15 @@ def test_pauser_resumer(version, name, build, paused, action, patch, patch_type)
     plan = pause.plan_pause(obj, paused=paused)
     assert plan["action"] == action
     assert plan["changed"] is (action != "unchanged")
-    assert plan["patch"] == patch
-    assert plan["patch_type"] == patch_type
+    assert plan["merge_patch"] == patch
+    assert plan["patch_type"] == "json"
     assert obj == original
     if patch is None:
+        assert plan["patch"] is None
         return
-    applied = objs.apply_json_patch(obj, patch) if patch_type == "json" else objs.apply_merge_patch(obj, patch)
+    # the JSON patch sent does what the merge patch says, and its tests hold on the object read
+    applied = objs.apply_json_patch(obj, plan["patch"])
+    assert applied == objs.apply_merge_patch(obj, patch)
     if obj["kind"] == "MachineDeployment":
         assert applied["spec"]["paused"] is paused
     else:
@@ -76,7 +79,7 @@ def test_kcp_annotation_with_empty_value_counts_as_paused():
     kcp = objs.annotate(_kcp("v1beta2"), PAUSED, "")
     assert pause.plan_pause(kcp)["action"] == "unchanged"
     plan = pause.plan_pause(kcp, paused=False)
-    assert plan["patch"] == [{"op": "remove", "path": POINTER}]
+    assert plan["patch"] == [{"op": "test", "path": POINTER, "value": ""}, {"op": "remove", "path": POINTER}]
     assert plan["changes"] == [{"path": "metadata.annotations[cluster.x-k8s.io/paused]", "before": "", "after": None}]
 
 
@@ -99,16 +102,18 @@ def test_md_resume_warns_about_annotation_and_cluster():
                                            (lambda: _md("v1beta1", True), False)])
 def test_record_in_merge_patch(build, paused):
     plan = pause.plan_pause(build(), paused=paused, now=objs.NOW, rollout_id="w1", record=True)
-    record = json.loads(plan["patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
+    record = json.loads(plan["merge_patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
     assert record == {"id": "w1", "at": objs.NOW_TEXT, "action": "paused" if paused else "resumed"}
 
 
 def test_record_in_json_patch_resume_kcp():
     kcp = _kcp("v1beta2", True)
     plan = pause.plan_pause(kcp, paused=False, now=objs.NOW, record=True, actor="bob")
-    assert plan["patch"][0] == {"op": "remove", "path": POINTER}
-    assert plan["patch"][1]["op"] == "add"
-    assert plan["patch"][1]["path"] == "/metadata/annotations/rollout.capi-rollout.dev~1last"
+    assert plan["patch"][:2] == [{"op": "test", "path": POINTER, "value": "true"},
+                                 {"op": "test", "path": "/metadata/annotations/rollout.capi-rollout.dev~1last", "value": None}]
+    assert plan["patch"][2] == {"op": "remove", "path": POINTER}
+    assert plan["patch"][3]["op"] == "add"
+    assert plan["patch"][3]["path"] == "/metadata/annotations/rollout.capi-rollout.dev~1last"
     applied = objs.apply_json_patch(kcp, plan["patch"])
     assert PAUSED not in applied["metadata"]["annotations"]
     assert json.loads(applied["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])["actor"] == "bob"

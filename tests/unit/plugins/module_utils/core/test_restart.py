@@ -63,17 +63,18 @@ def test_object_restarter(version, name, build, error_reason):
         assert objs.rollout_after_of(obj) == objs.rollout_after_of(before)
         return
     plan = restart.plan_restart(obj, objs.NOW, **RECORD)
-    value = objs.rollout_after_in_patch(version, plan["patch"])
+    value = objs.rollout_after_in_patch(version, plan["merge_patch"])
     # non-zero, and exactly the injected now in UTC
     assert value and value != "0001-01-01T00:00:00Z"
     assert value == objs.TRIGGER_TEXT
     assert plan["action"] == "restarted" and plan["changed"] is True
-    assert plan["patch_type"] == "merge"
+    assert plan["patch_type"] == "json"
+    assert objs.apply_json_patch(obj, plan["patch"]) == objs.apply_merge_patch(obj, plan["merge_patch"])
     if version == "v1beta1":
-        assert plan["patch"] == {"spec": {"rolloutAfter": objs.TRIGGER_TEXT}}
+        assert plan["merge_patch"] == {"spec": {"rolloutAfter": objs.TRIGGER_TEXT}}
     else:
-        assert plan["patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
-    patched = objs.apply_merge_patch(obj, plan["patch"])
+        assert plan["merge_patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
+    patched = objs.apply_merge_patch(obj, plan["merge_patch"])
     assert objs.rollout_after_of(patched) == objs.TRIGGER_TEXT
     assert obj == before
 
@@ -176,11 +177,11 @@ def test_after_handling(version, current, kwargs, action, written):
     assert plan["action"] == action
     assert plan["changed"] is (action != "unchanged")
     if written is None:
-        assert plan["patch"] is None
+        assert plan["merge_patch"] is None
         assert plan["diff"] == {"before": "", "after": "", "before_header": "machinedeployment/default/md-0 (before)",
                                 "after_header": "machinedeployment/default/md-0 (after)"}
     else:
-        assert objs.rollout_after_in_patch(version, plan["patch"]) == written
+        assert objs.rollout_after_in_patch(version, plan["merge_patch"]) == written
         assert plan["rollout_after"] == written
         assert plan["changes"] == [{"path": _after_path(version), "before": current, "after": written}]
 
@@ -188,7 +189,7 @@ def test_after_handling(version, current, kwargs, action, written):
 def test_scheduled_message_and_record():
     plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, after=objs.HOUR_LATER, reason="maintenance window")
     assert plan["message"] == f"machinedeployment/default/md-0: rollout scheduled for {objs.HOUR_LATER} (spec.rollout.after)"
-    record = json.loads(plan["patch"]["metadata"]["annotations"][LAST])
+    record = json.loads(plan["merge_patch"]["metadata"]["annotations"][LAST])
     assert record == {"action": "scheduled", "after": objs.HOUR_LATER, "at": objs.NOW_TEXT, "reason": "maintenance window"}
 
 
@@ -202,18 +203,18 @@ def test_rollout_id_idempotence(version, kind):
     obj = objs.machine_deployment(version) if kind == "MachineDeployment" else objs.kubeadm_control_plane(version)
     first = restart.plan_restart(obj, objs.NOW, rollout_id="change-42", reason="CVE-2026-1", actor="alice")
     assert first["action"] == "restarted"
-    record = json.loads(first["patch"]["metadata"]["annotations"][LAST])
+    record = json.loads(first["merge_patch"]["metadata"]["annotations"][LAST])
     assert record == {"id": "change-42", "at": objs.NOW_TEXT, "action": "restarted", "reason": "CVE-2026-1", "actor": "alice"}
-    patched = objs.apply_merge_patch(obj, first["patch"])
+    patched = objs.apply_merge_patch(obj, first["merge_patch"])
     # a later run (even minutes later, even when the trigger is in the past) changes nothing
     later = objs.NOW + datetime.timedelta(minutes=30)
     again = restart.plan_restart(patched, later, rollout_id="change-42")
-    assert again["action"] == "unchanged" and again["changed"] is False and again["patch"] is None
+    assert again["action"] == "unchanged" and again["changed"] is False and again["merge_patch"] is None
     assert "change-42 was already applied" in again["message"]
     # a new id restarts again
     other = restart.plan_restart(patched, later, rollout_id="change-43")
     assert other["action"] == "restarted"
-    assert objs.rollout_after_in_patch(version, other["patch"]) == "2026-03-01T12:29:59Z"
+    assert objs.rollout_after_in_patch(version, other["merge_patch"]) == "2026-03-01T12:29:59Z"
 
 
 @pytest.mark.parametrize("version", objs.VERSIONS)
@@ -222,7 +223,7 @@ def test_repeated_rollout_id_switches_again_after_a_hand_edit(version):
     it back (or a rerun asks for another target), the same id switches again and says why."""
     md = objs.machine_deployment(version)
     first = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
-    switched = objs.apply_merge_patch(md, first["patch"])
+    switched = objs.apply_merge_patch(md, first["merge_patch"])
     later = objs.NOW + datetime.timedelta(minutes=5)
     # positive control: still on the target, the id is honoured
     assert restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")["action"] == "unchanged"
@@ -230,12 +231,12 @@ def test_repeated_rollout_id_switches_again_after_a_hand_edit(version):
     edited["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra"
     again = restart.plan_restart(edited, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
     assert again["action"] == "restarted" and again["changed"] is True
-    assert again["patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v2"
+    assert again["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v2"
     assert any("was changed since (infrastructure template is DockerMachineTemplate md-0-infra, not md-0-infra-v2)" in w
                for w in again["warnings"]), again["warnings"]
     other = restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v3", rollout_id="hw-1")
     assert other["action"] == "restarted"
-    assert other["patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v3"
+    assert other["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v3"
 
 
 def test_rollout_id_match_wins_over_pause():
@@ -259,10 +260,10 @@ def test_md_v1beta2_template_switch_only_changes_the_ref_name():
     md = objs.machine_deployment("v1beta2")
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v2"}, record=False)
     assert plan["action"] == "restarted"
-    assert plan["patch"] == {"spec": {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v2"}}}}}
+    assert plan["merge_patch"] == {"spec": {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v2"}}}}}
     assert plan["rollout_after"] is None  # the template change is the trigger
     assert plan["message"].endswith("infrastructure template switched to DockerMachineTemplate md-0-infra-v2, a rollout follows")
-    patched = objs.apply_merge_patch(md, plan["patch"])
+    patched = objs.apply_merge_patch(md, plan["merge_patch"])
     assert patched["spec"]["template"]["spec"]["infrastructureRef"] == {
         "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2"}
 
@@ -271,11 +272,11 @@ def test_md_v1beta1_template_switch_preserves_api_version_and_drops_stale_uid():
     md = objs.machine_deployment("v1beta1")
     md["spec"]["template"]["spec"]["infrastructureRef"]["uid"] = "uid-of-old-template"
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", record=False)
-    patched = objs.apply_merge_patch(md, plan["patch"])
+    patched = objs.apply_merge_patch(md, plan["merge_patch"])
     assert patched["spec"]["template"]["spec"]["infrastructureRef"] == {
         "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2",
         "namespace": "default"}
-    assert plan["patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "md-0-infra-v2", "uid": None}
+    assert plan["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "md-0-infra-v2", "uid": None}
 
 
 def test_v1beta1_switch_to_other_group_needs_api_version():
@@ -286,7 +287,7 @@ def test_v1beta1_switch_to_other_group_needs_api_version():
     assert exc.value.reason == "invalid_infrastructure_ref" and "api_version" in exc.value.hint
     target["api_version"] = "infrastructure.cluster.x-k8s.io.example/v1beta2"
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref=target, record=False)
-    assert plan["patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {
+    assert plan["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {
         "apiVersion": "infrastructure.cluster.x-k8s.io.example/v1beta2", "kind": "AWSMachineTemplate", "name": "aws-v1"}
 
 
@@ -297,7 +298,7 @@ def test_v1beta1_switch_to_other_group_needs_api_version():
 def test_kcp_template_switch_paths(version, path):
     kcp = objs.kubeadm_control_plane(version)
     plan = restart.plan_restart(kcp, objs.NOW, infrastructure_ref={"name": "c1-cp-infra-v2"}, record=False)
-    patch = plan["patch"]
+    patch = plan["merge_patch"]
     for key in path:
         patch = patch[key]
     assert patch == {"name": "c1-cp-infra-v2"}
@@ -309,7 +310,7 @@ def test_same_infra_ref_still_restarts(version):
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v1", "kind": "DockerMachineTemplate"},
                                 record=False)
     assert plan["action"] == "restarted"
-    assert objs.rollout_after_in_patch(version, plan["patch"]) == objs.TRIGGER_TEXT
+    assert objs.rollout_after_in_patch(version, plan["merge_patch"]) == objs.TRIGGER_TEXT
     assert [c["path"] for c in plan["changes"]] == [_after_path(version)]
 
 
@@ -372,7 +373,7 @@ def test_explicit_api_version_overrides_object():
     """The client may read with one version and patch through another endpoint."""
     md = objs.bare("MachineDeployment", "md-1", "v1beta1")
     plan = restart.plan_restart(md, objs.NOW, api_version="cluster.x-k8s.io/v1beta2", record=False)
-    assert plan["patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
+    assert plan["merge_patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
 
 
 def test_time_helpers_are_used_consistently():
@@ -387,7 +388,7 @@ def test_past_after_older_than_the_current_machine_set_rolls_nothing(version):
     md = objs.machine_deployment(version)
     newer = [objs.machine_set(version, suffix="bbbbb", created="2026-03-01T11:30:00Z")]
     plan = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=newer, rollout_id="r1")
-    assert plan["action"] == "unchanged" and plan["changed"] is False and plan["patch"] is None
+    assert plan["action"] == "unchanged" and plan["changed"] is False and plan["merge_patch"] is None
     assert plan["history_revision"] is None
     assert "would replace no Machine: MachineSet md-0-bbbbb with the current template was created at " \
            "2026-03-01T11:30:00Z" in plan["message"]

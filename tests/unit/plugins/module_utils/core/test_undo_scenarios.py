@@ -38,7 +38,7 @@ def _infra(md):
 
 
 def _apply(md, sets, plan, release, minutes):
-    md = objs.apply_merge_patch(md, plan["patch"])
+    md = objs.apply_merge_patch(md, plan["merge_patch"])
     return capi.complete_rollout(md, sets, release=release, now=_text(_at(minutes)))
 
 
@@ -63,7 +63,7 @@ def test_v114_switch_undo_from_record_and_undo_again(version):
     assert (back["from_revision"], back["to_revision"], back["history_revision"]) == (2, 1, 3)
     assert back["target_source"] == "record" and back["target_machine_set"] is None
     assert back["message"].endswith("spec.template restored from revision 1 (the history record)")
-    assert back["patch"]["spec"] == {"template": {"spec": {"infrastructureRef": {"name": "infra-a"}}}}
+    assert back["merge_patch"]["spec"] == {"template": {"spec": {"infrastructureRef": {"name": "infra-a"}}}}
     md, sets = _apply(md, sets, back, "v1.14", 2)
     assert _infra(md) == "infra-a" and md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] == "3"
 
@@ -163,9 +163,9 @@ def test_undo_only_touches_the_identity(version):
     sets[0]["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     plan = undo.plan_undo(md, [old] + sets, objs.NOW, control_plane_version="v1.29.9", record=False)
-    assert plan["patch"] == {"spec": {"template": {"spec": {
+    assert plan["merge_patch"] == {"spec": {"template": {"spec": {
         "version": "v1.29.4", "infrastructureRef": {"name": "infra-old"}, "failureDomain": None}}}}
-    patched = objs.apply_merge_patch(md, plan["patch"])
+    patched = objs.apply_merge_patch(md, plan["merge_patch"])
     assert patched["spec"]["template"]["metadata"] == md["spec"]["template"]["metadata"]
     assert "machine-template-hash" not in patched["spec"]["template"]["metadata"]["labels"]
     assert plan["diff"]["before"] == ('spec:\n  template:\n    spec:\n      version: "v1.30.2"\n      infrastructureRef:\n'
@@ -180,7 +180,7 @@ def test_undo_switches_between_config_ref_and_data_secret_name():
     old["spec"]["template"]["spec"]["bootstrap"] = {"dataSecretName": "pre-baked"}
     sets[0]["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     plan = undo.plan_undo(md, sets + [old], objs.NOW, control_plane_version=CP, record=False)
-    assert plan["patch"] == {"spec": {"template": {"spec": {"bootstrap": {"configRef": None, "dataSecretName": "pre-baked"}}}}}
+    assert plan["merge_patch"] == {"spec": {"template": {"spec": {"bootstrap": {"configRef": None, "dataSecretName": "pre-baked"}}}}}
     assert plan["required_templates"] == [{"role": "infrastructure", "api_group": "infrastructure.cluster.x-k8s.io",
                                            "kind": "DockerMachineTemplate", "name": "infra-a", "namespace": "default"}]
 
@@ -203,7 +203,7 @@ def test_v1beta1_record_ref_gets_a_full_api_version():
                                                  "name": "infra-z"}
     md = objs.annotate(md, KEY, history.serialize(v2_record))
     plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, record=False)
-    assert plan["patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "infra-z"}
+    assert plan["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "infra-z"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ def test_rollout_id_makes_undo_idempotent(release):
     first = undo.plan_undo(md, sets, _at(2), control_plane_version=CP, rollout_id="undo-42")
     md, sets = _apply(md, sets, first, release, 2)
     again = undo.plan_undo(md, sets, _at(3), control_plane_version=CP, rollout_id="undo-42")
-    assert again["action"] == "unchanged" and again["patch"] is None
+    assert again["action"] == "unchanged" and again["merge_patch"] is None
     assert "rollout_id undo-42 was already applied (rolled_back at 2026-03-01T12:02:00Z)" in again["message"]
     # still idempotent after another change replaced the last-rollout record
     plan = restart.plan_restart(md, _at(4), rollout_id="other", machine_sets=sets)
@@ -460,7 +460,7 @@ def test_undo_history_respects_history_limit():
         plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=f"infra-{minutes}", machine_sets=sets, history_limit=4)
         md, sets = _apply(md, sets, plan, "v1.14", minutes)
     plan = undo.plan_undo(md, sets, _at(9), control_plane_version=CP, history_limit=4)
-    assert [e["revision"] for e in json.loads(plan["patch"]["metadata"]["annotations"][KEY])] == [6, 7, 8, 9]
+    assert [e["revision"] for e in json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])] == [6, 7, 8, 9]
     with pytest.raises(RolloutError) as exc:
         undo.plan_undo(md, sets, _at(9), to_revision=2, control_plane_version=CP)
     assert exc.value.hint.startswith("revisions that exist: 8 (current), 7 (record only), 6 (record only), 5 (record only), "

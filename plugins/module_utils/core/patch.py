@@ -1,0 +1,160 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The JSON patch (RFC 6902) every write to a MachineDeployment or KubeadmControlPlane sends: ``test``
+operations on exactly the fields the plan relied on, with the values of the object that was read, then
+the operations of the change itself.
+
+Why not a resourceVersion: it changes with every status write of a busy object (its controller writes
+several times a second during a rollout), so a write guarded by it conflicts with changes the plan never
+looked at. A failed ``test`` means a field the plan relied on changed: the client re-reads and re-plans.
+
+Absent fields: RFC 6902 has no "test that a member is absent" (``test`` of a missing path is an error
+there, and ``add`` replaces an existing member). The API server's JSON patch (evanphx/json-patch, every
+Kubernetes release) passes a ``test`` whose value is null when the member is absent or null, and fails it
+when the member has a value; Kubernetes does not tell null from absent either. So an absent field is
+guarded by ``{"op": "test", "path": <first missing member>, "value": null}``: the deepest member that
+exists is the parent, so the test fails when the field (or any missing parent of it) has been set since.
+A test of the whole parent would also guard it, but the parent of an annotation is the annotation map,
+which other writers change all the time (the conflict this replaces). A missing parent answers
+"missing path" and fails the same way.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+
+TEST = "test"
+
+
+def pointer(path):
+    """RFC 6901 pointer of ``path`` (``~`` -> ``~0``, ``/`` -> ``~1``, as in annotation keys)."""
+    return apiversion.json_pointer(path)
+
+
+def _walk(doc, path):
+    """(keys, depth, value): ``depth`` is how many leading keys of ``path`` hold a value in ``doc`` (null
+    counts as absent, as on the API server) and ``value`` the value at that depth."""
+    path_keys = apiversion.split_path(path)
+    node = doc
+    for depth, key in enumerate(path_keys):
+        if not isinstance(node, dict) or node.get(key) is None:
+            return path_keys, depth, node
+        node = node[key]
+    return path_keys, len(path_keys), node
+
+
+def _covered(path_keys, tested):
+    return any(path_keys[:len(done)] == done for done in tested)
+
+
+def guard_operations(obj, paths):
+    """``test`` operations that hold while every field in ``paths`` has the value it has in ``obj``.
+
+    A present field is tested with its value; an absent one with null on its first missing member (see
+    the module docstring). A path under one already tested is covered by that test and left out."""
+    ops = []
+    tested = []
+    for path in sorted((apiversion.split_path(p) for p in paths), key=len):
+        if _covered(path, tested):
+            continue
+        path_keys, depth, value = _walk(obj, path)
+        if depth == len(path_keys):
+            tested.append(path_keys)
+            ops.append({"op": TEST, "path": pointer(path_keys), "value": copy.deepcopy(value)})
+        elif isinstance(value, dict):
+            tested.append(path_keys[:depth + 1])
+            ops.append({"op": TEST, "path": pointer(path_keys[:depth + 1]), "value": None})
+        else:
+            # a scalar or list where the path goes on: the change could not be applied as planned anyway
+            tested.append(path_keys[:depth])
+            ops.append({"op": TEST, "path": pointer(path_keys[:depth]), "value": copy.deepcopy(value)})
+    return ops
+
+
+def _nested(path_keys, value):
+    for key in reversed(path_keys):
+        value = {key: value}
+    return value
+
+
+def change_operations(obj, changes):
+    """add / replace / remove operations for the (path keys, after) pairs of ``changes`` (None: remove),
+    applied in order from ``obj``: a missing parent is added with the value nested in it."""
+    doc = copy.deepcopy(obj)
+    ops = []
+    for path_keys, after in changes:
+        path_keys, depth, _value = _walk(doc, path_keys)
+        if after is None:
+            if depth == len(path_keys):
+                ops.append({"op": "remove", "path": pointer(path_keys)})
+                parent = apiversion.get_path(doc, path_keys[:-1])
+                parent.pop(path_keys[-1])
+            continue
+        if depth == len(path_keys):
+            ops.append({"op": "replace", "path": pointer(path_keys), "value": copy.deepcopy(after)})
+        else:
+            ops.append({"op": "add", "path": pointer(path_keys[:depth + 1]),
+                        "value": _nested(path_keys[depth + 1:], copy.deepcopy(after))})
+        apiversion.set_path(doc, path_keys, copy.deepcopy(after))
+    return ops
+
+
+def json_patch(obj, changes, guarded):
+    """The operations sent: tests of ``guarded`` paths and of every changed path, then the changes.
+    ``changes`` is a core.diff.ChangeSet; None when it changes nothing."""
+    items = changes.items()
+    if not items:
+        return None
+    paths = list(guarded or ()) + [path_keys for path_keys, _before, _after in items]
+    return guard_operations(obj, paths) + change_operations(obj, [(path_keys, after) for path_keys, _before, after in items])
+
+
+def relied_on(kind, version, verb):
+    """The fields a plan of ``verb`` (restart | undo | pause) relies on, beyond those it changes.
+
+    Every verb: whether the object is paused (MD spec.paused, the paused annotation); the fields a plan
+    changes are tested too (json_patch), so pause's last-rollout record when it writes one. Restart and
+    undo also: the records (last-rollout and history annotations: rollout_id idempotence, the next
+    revision), the template (MD spec.template.spec version, infrastructureRef, bootstrap, failureDomain; KCP
+    spec.version and its infrastructureRef) and the trigger (rolloutAfter / rollout.after)."""
+    paths = [("metadata", "annotations", keys.PAUSED_ANNOTATION)]
+    if kind == apiversion.MACHINE_DEPLOYMENT:
+        paths.append(("spec", "paused"))
+    if verb == "pause":
+        return paths
+    paths += [("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION),
+              ("metadata", "annotations", keys.HISTORY_ANNOTATION)]
+    paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "rollout_after")))
+    if kind == apiversion.MACHINE_DEPLOYMENT:
+        template_fields = ("version", "infrastructureRef", "bootstrap", "failureDomain")
+        paths.extend(("spec", "template", "spec", field) for field in template_fields)
+    else:
+        paths.append(("spec", "version"))
+        paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "infrastructure_ref")))
+    return paths
+
+
+# What kube-apiserver answers when a JSON patch does not apply (a failed test among them), at least up to 1.2x:
+# a bare 422 with this message; the patch library's own words ("testing value /spec/x failed") are dropped
+# (apiserver endpoints/handlers/patch.go, errors.NewGenericServerResponse without causes).
+PATCH_NOT_APPLIED = "the server rejected our request due to an error in our request"
+
+
+def is_test_failure(status, body):
+    """Whether an API server answer (HTTP status, parsed body) is a failed ``test`` operation: 422 with
+    evanphx/json-patch's "testing value ... failed" or "test operation does not apply" (a missing parent), or
+    the bare 422 "rejected our request" with no causes that kube-apiserver 1.20 sends for any patch that does
+    not apply. The change operations of a patch built here apply to every object its tests pass on, so a patch
+    that does not apply means a test failed. A 422 from validation names the object and is not one."""
+    if status != 422 or not isinstance(body, dict):
+        return False
+    details = body.get("details") or {}
+    causes = [cause for cause in details.get("causes") or [] if isinstance(cause, dict)]
+    texts = [str(body.get("message") or "")] + [str(cause.get("message") or "") for cause in causes]
+    if any(("testing value" in text and "failed" in text) or "test operation does not apply" in text for text in texts):
+        return True
+    return body.get("message") == PATCH_NOT_APPLIED and not causes and not details.get("name")

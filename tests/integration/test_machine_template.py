@@ -26,9 +26,11 @@ NS = "tmpl"
 CLONED_FROM = "rollout.capi-rollout.dev/cloned-from"
 SPEC_HASH = "rollout.capi-rollout.dev/spec-hash"
 CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"
-# a clone from a MachineDeployment reads: discovery, the MachineDeployment, its infrastructure group, the source
-# template, the target (absent on a first run); a first run then creates it as a dry run, then for real
+
+
 def clone_reads(env):
+    """What a clone from a MachineDeployment reads: discovery, the MachineDeployment, its infrastructure group, the
+    source template, the target (absent on a first run); a first run then creates it as a dry run, then for real."""
     return [("get", "/apis"), ("get", "machinedeployments"), ("get", f"/apis/infrastructure.cluster.x-k8s.io/{env.version}"),
             ("get", "dockermachinetemplates"), ("get", "dockermachinetemplates")]
 
@@ -143,8 +145,8 @@ def test_clone_from_machine_deployment_rerun_and_roll_onto_it(env):
     requests = env.requests(mark)
     # discovery, MD, group, source, target, the create as a dry run (pruning, admission), the create
     sent = shape(requests)
-    assert sorted(sent) == sorted(clone_reads(env) + [("create", "dockermachinetemplates?dryRun"),
-                                                 ("create", "dockermachinetemplates")]), sent
+    creates = [("create", "dockermachinetemplates?dryRun"), ("create", "dockermachinetemplates")]
+    assert sorted(sent) == sorted(clone_reads(env) + creates), sent
     assert [e["requestURI"].endswith("?dryRun=All") for e in requests if e["verb"] == "create"] == [True, False]
     writes = env.writes(mark)
     assert [(e["verb"], e["objectRef"]["resource"]) for e in writes] == [("create", "dockermachinetemplates")]

@@ -19,7 +19,7 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.args import AUTH_OPTIONS
+from ansible_collections.capi.rollout.plugins.module_utils.flows.args import AUTH_OPTIONS
 
 display = Display()
 

@@ -314,8 +314,8 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.templates import run_machine_template
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.machine_template import run_machine_template
 
 
 def main():

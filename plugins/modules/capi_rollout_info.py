@@ -457,8 +457,8 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_info
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.info import run_info
 
 
 def main():

@@ -252,13 +252,9 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
-from ansible_collections.capi.rollout.plugins.module_utils.client.lease import Lock, LockFailed
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
-from ansible_collections.capi.rollout.plugins.module_utils.core import settings
-from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import run_lock
 
 
 def main():
@@ -277,28 +273,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    params = module.params
-    if not params["holder"].strip():
-        module.fail_json(msg="holder must not be empty", reason="invalid_holder")
-    try:
-        leases.validate_duration(params["lease_duration_seconds"])
-    except ValueError as err:
-        module.fail_json(msg=str(err), reason="invalid_duration")
-    run = Run(module, minimums=settings.LOCK_MINIMUMS)
-    run.connect()
-    lock = Lock(run.api, params["name"], params["namespace"])
-    try:
-        if params["state"] == "released":
-            result = lock.release(params["holder"], check_mode=module.check_mode)
-        else:
-            result = lock.acquire(params["holder"], params["lease_duration_seconds"], wait_timeout=params["wait_timeout"],
-                                  poll_interval=params["poll_interval"], force=params["force"], info=params["info"],
-                                  check_mode=module.check_mode)
-    except LockFailed as err:
-        module.fail_json(**run.result(msg=err.msg, reason=err.reason, hint=err.hint, **err.result))
-    except (RolloutError, ApiError, TransportError) as err:
-        run.fail(err, changed=False, acquired=False)
-    module.exit_json(**run.result(**result))
+    run_lock(module)
 
 
 if __name__ == "__main__":

@@ -209,8 +209,9 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_change
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows import pause
+from ansible_collections.capi.rollout.plugins.module_utils.flows.change import run_change
 
 
 def main():
@@ -225,7 +226,7 @@ def main():
         required_one_of=args.TARGET_REQUIRED_ONE_OF,
         supports_check_mode=True,
     )
-    run_change(module, "pause")
+    run_change(module, pause)
 
 
 if __name__ == "__main__":

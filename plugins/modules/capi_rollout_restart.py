@@ -321,8 +321,9 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_change
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows import restart
+from ansible_collections.capi.rollout.plugins.module_utils.flows.change import run_change
 
 
 def main():
@@ -345,7 +346,7 @@ def main():
         required_one_of=args.TARGET_REQUIRED_ONE_OF,
         supports_check_mode=True,
     )
-    run_change(module, "restart")
+    run_change(module, restart)
 
 
 if __name__ == "__main__":

@@ -336,8 +336,9 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import run_change
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows import undo
+from ansible_collections.capi.rollout.plugins.module_utils.flows.change import run_change
 
 
 def main():
@@ -354,7 +355,7 @@ def main():
         required_one_of=args.TARGET_REQUIRED_ONE_OF,
         supports_check_mode=True,
     )
-    run_change(module, "undo")
+    run_change(module, undo)
 
 
 if __name__ == "__main__":

@@ -320,99 +320,8 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
-from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
-from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
-from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
-from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
-
-
-def _objects(params):
-    """[(kind, namespace, name, ref)] with normalized kinds; RolloutError for an unknown kind."""
-    out = []
-    for item in params["objects"]:
-        kind = apiversion.rollout_kind(item.get("kind") or apiversion.MACHINE_DEPLOYMENT)
-        namespace = item.get("namespace") or "default"
-        out.append((kind, namespace, item["name"], make_ref(kind, namespace, item["name"])))
-    return out
-
-
-def _expected_templates(params):
-    """{ref: {kind, name}} of the objects that must stay on an infrastructure template."""
-    out = {}
-    for (_kind, _namespace, _name, ref), item in zip(_objects(params), params["objects"]):
-        if item.get("infrastructure_ref"):
-            out[ref] = item["infrastructure_ref"]
-    return out
-
-
-def read_groups(run, objects):
-    """The client.waiter groups of ``objects``: one LIST per (kind, namespace), watched from its
-    resourceVersion; an object that is not there is gone."""
-    names_of = {}
-    for kind, namespace, name, _ref in objects:
-        names = names_of.setdefault((kind, namespace), [])
-        if name not in names:
-            names.append(name)
-    groups = []
-    for (kind, namespace), names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
-                                  require_match=False)
-        groups.append(waiters.Group.of(selected, names=names))
-    return groups
-
-
-def _machine_reason(machine):
-    """Why a Machine view is not healthy, in one line (the most telling condition first)."""
-    if machine.get("deleting"):
-        return f"being deleted (phase {machine.get('phase')})"
-    wanted = ("InfrastructureReady", "BootstrapConfigReady", "BootstrapReady", "NodeReady", "NodeHealthy", "Ready",
-              "Available")
-    for cond_type in wanted:
-        for cond in machine.get("conditions") or []:
-            if cond.get("type") == cond_type and cond.get("status") != "True":
-                text = f"{cond_type}={cond.get('status')}"
-                if cond.get("reason"):
-                    text += f" ({cond['reason']})"
-                if cond.get("message"):
-                    text += ": " + " ".join(str(cond["message"]).split())[:200]
-                return text
-    if machine.get("ready") is not True:
-        return f"not ready (phase {machine.get('phase')})"
-    return "ready but not yet available"
-
-
-def stuck_details(waiter):
-    """{ref: {lines, machines}} for the objects that made the wait fail (after ``waiter.failure()``)."""
-    out = {}
-    for ref in waiter.state["failed_refs"]:
-        group, name = waiter.locate(ref)
-        if group.objects.get(name) is None:
-            out[ref] = {"lines": ["the object no longer exists"], "machines": []}
-            continue
-        lines, machines = waiter.stuck[ref]["lines"], waiter.stuck[ref]["machines"]
-        unhealthy = [m for m in machines if m.get("deleting") or m.get("ready") is not True or m.get("available") is False]
-        out[ref] = {"lines": lines,
-                    "machines": [{"name": m.get("name"), "node": m.get("node"), "reason": _machine_reason(m)}
-                                 for m in sorted(unhealthy, key=lambda m: m.get("name") or "")][:10]}
-    return out
-
-
-def _resources(objects, waiter):
-    out = []
-    state = waiter.state
-    for kind, namespace, name, ref in objects:
-        entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
-                 "replicas": {}, "warnings": [], "template": None, "drift": None, "done_at": ws.stamp(state["done_at"].get(ref))}
-        snap = waiter.snapshots.get(ref)
-        if snap is not None:
-            entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"],
-                         template=snap["template"], drift=snap["drift"])
-        out.append(entry)
-    return out
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.wait import run_wait
 
 
 def main():
@@ -444,39 +353,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    params = module.params
-    run = Run(module)
-    run.connect()
-    waiter = None
-    try:
-        objects = _objects(params)
-        if not objects:
-            module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
-                                          finished_call=True, tracking={}, lease_renewals=0,
-                                          **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
-        waiter = run.waiter(read_groups(run, objects), params["wait_timeout"], params["stall_timeout"],
-                            soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
-                            expected=_expected_templates(params), state=params.get("tracking") or None)
-        waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
-    except (RolloutError, ApiError, TransportError) as err:
-        if waiter is not None:
-            run.progress.extend(waiter.progress)
-        run.fail(err, changed=False, finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED)
-    run.progress.extend(waiter.progress)
-    state = waiter.state
-    summary = ws.summary(state)
-    result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
-                        tracking=state, lease_renewals=0, **{k: v for k, v in summary.items() if k != "done_at"})
-    if state["phase"] in ws.FINISHED:
-        for entry in result["resources"]:
-            for warning in entry["warnings"]:
-                module.warn(f"{entry['ref']}: {warning}")
-    if state["phase"] == ws.FAILED:
-        err = waiter.failure()
-        result["stuck"] = stuck_details(waiter)
-        result["api_requests"] = run.api.count
-        module.fail_json(msg=err.message, **result)
-    module.exit_json(**result)
+    run_wait(module)
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ def _new_configuration():
 
 
 def build_configuration(params):
-    """kubernetes.client.Configuration from the connection options (see client/args.py)."""
+    """kubernetes.client.Configuration from the connection options (see flows/args.py)."""
     config = _new_configuration()
     kubeconfig = params.get("kubeconfig")
     context = params.get("context")

@@ -148,26 +148,75 @@ def namespace_exists(api, namespace):
     return True
 
 
-def template_exists(api, discovery, namespace, target, ref=None):
-    """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
-    group, kind, name = target["api_group"], target["kind"], target["name"]
-    version = discovery.version_for_group(group, ref=ref)
-    plural = discovery.plural(group, version, kind, ref=ref)
-    res = {"group": group, "plural": plural}
+# Kinds whose group/version is not served: the object cannot exist.
+NOT_SERVED = ("api_not_served", "kind_not_served", "api_version_unsupported")
+
+
+def _control_plane_ref(cluster):
+    raw = apiversion.get_path(cluster, "spec.controlPlaneRef")
+    ref = apiversion.normalize_ref(raw)
+    if not ref or not ref.get("kind") or not ref.get("name"):
+        return None
+    ref["namespace"] = (raw or {}).get("namespace") or apiversion.get_path(cluster, "metadata.namespace")
+    return ref
+
+
+def _is_kcp(ref):
+    return ref["kind"] == apiversion.KUBEADM_CONTROL_PLANE and \
+        ref["api_group"] == apiversion.RESOURCES[apiversion.KUBEADM_CONTROL_PLANE]["group"]
+
+
+def control_planes(api, discovery, clusters, cluster_names):
+    """({cluster name: control plane object}, {cluster name: [warnings]}) for ``cluster_names``.
+
+    KubeadmControlPlanes: one GET, or one LIST per namespace when several; other control plane
+    kinds (any with ``spec.version``): one GET each. A missing control plane is a warning (the skew
+    check is then skipped and the result says so)."""
+    found, warnings = {}, {}
+    refs = {}
+    for name in sorted(set(cluster_names)):
+        cluster = clusters.get(name)
+        ref = _control_plane_ref(cluster) if cluster is not None else None
+        if ref is not None:
+            refs[name] = ref
+    kcps = {name: ref for name, ref in refs.items() if _is_kcp(ref)}
+    listed = {}
+    namespaces = sorted({ref["namespace"] for ref in kcps.values()})
+    if len(kcps) > 1:
+        for namespace in namespaces:
+            items, _version = list_kind(api, discovery, apiversion.KUBEADM_CONTROL_PLANE, namespace)
+            for item in items:
+                listed[(namespace, apiversion.get_path(item, "metadata.name"))] = item
+    for name, ref in refs.items():
+        what = f"{ref['kind']} {ref['namespace']}/{ref['name']}"
+        if name in kcps and len(kcps) > 1:
+            obj = listed.get((ref["namespace"], ref["name"]))
+        else:
+            obj = _get_control_plane(api, discovery, ref, what)
+        if obj is None:
+            warnings.setdefault(name, []).append(f"control plane {what} (Cluster {name} spec.controlPlaneRef) not found")
+        else:
+            found[name] = obj
+    return found, warnings
+
+
+def _get_control_plane(api, discovery, ref, what):
+    group = ref["api_group"]
     try:
-        obj = api.get(resource_path(group, version, plural, namespace, name))
+        if _is_kcp(ref):
+            version = discovery.capi_version(apiversion.KUBEADM_CONTROL_PLANE)
+            plural = apiversion.RESOURCES[apiversion.KUBEADM_CONTROL_PLANE]["plural"]
+        else:
+            version = discovery.version_for_group(group)
+            plural = discovery.plural(group, version, ref["kind"])
+    except RolloutError as err:
+        if err.reason in NOT_SERVED:
+            return None
+        raise
+    try:
+        return api.get(resource_path(group, version, plural, ref["namespace"], ref["name"]))
     except ApiError as err:
         if err.status == 404:
-            raise RolloutError(
-                f"infrastructure template {kind} {namespace}/{name} ({group}) does not exist; nothing was changed",
-                ref=ref, reason="template_not_found",
-                hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
-        raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
-    # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
-    # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
-    if not isinstance(apiversion.get_path(obj, ("spec", "template", "spec")), dict):
-        raise RolloutError(
-            f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
-            "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",
-            hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) in infrastructure_ref")
-    return True
+            return None
+        raise api_error(err, ref=make_ref(ref["kind"], ref["namespace"], ref["name"]), verb="get",
+                        resource={"group": group, "plural": plural}, namespace=ref["namespace"], host=api.host)

@@ -1,24 +1,20 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""capi_machine_template: read the source infrastructure template, plan the clone with the core
-(core/template_clone.py), then create it unless it exists with the same content.
+"""Reads and writes of infrastructure machine templates: where a template kind lives (group, version, plural),
+get / create one, whether a target exists, and which of a list of templates exist (one LIST per kind).
 
-Requests: the MachineDeployment / control plane when the source is taken from one (one GET, after
-``GET /apis``), ``GET /apis`` when the source gives only an API group, one ``GET /apis/<group>/<version>``
-for the plural of the template kind, the source (GET), the target (GET) and - when it is missing - one
-POST as a server-side dry run (what the API server would prune or refuse), then, unless in check mode,
-the POST. Nothing is written before every check passed: a clone that would lose fields to pruning, or
-whose overrides change nothing, is refused.
+Plurals: a single template kind is looked up in discovery (one ``GET /apis/<group>/<version>``, cached per
+run by client.discovery); lists of templates first try the CRD convention (lower-case kind + "s") and ask
+discovery only when that path is not served.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
-from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
+from ansible_collections.capi.rollout.plugins.module_utils.client.targets import NOT_SERVED
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
-from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 DEFAULT_INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -133,80 +129,84 @@ def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):
     return created, None
 
 
-def _ref_text(source, namespace):
-    return make_ref(source.get("kind"), namespace, source.get("name"))
-
-
-def run_machine_template(module):
-    """The whole capi_machine_template task."""
-    params = module.params
-    namespace = params["namespace"]
-    run = Run(module)
-    run.connect()
-    warnings = []
-    referenced_by = plan = template = None
-    created = False
-    message = ""
+def template_exists(api, discovery, namespace, target, ref=None):
+    """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
+    group, kind, name = target["api_group"], target["kind"], target["name"]
+    version = discovery.version_for_group(group, ref=ref)
+    plural = discovery.plural(group, version, kind, ref=ref)
+    res = {"group": group, "plural": plural}
     try:
-        if params.get("from_object"):
-            source, referenced_by = source_from_object(run.api, run.discovery, namespace, params["from_object"])
-        else:
-            source = dict(params["source"])
-        source_ref = _ref_text(source, namespace)
-        where = ""
-        if referenced_by is not None:
-            where = f" (the infrastructure template of {make_ref(referenced_by['kind'], namespace, params['from_object']['name'])})"
-        tkind = template_kind(run.discovery, source, ref=source_ref)
-        source_obj = get_template(run.api, tkind, namespace, source["name"], ref=source_ref)
-        if source_obj is None:
-            raise RolloutError(f"{source['kind']} {namespace}/{source['name']}{where} does not exist; nothing was changed",
-                               ref=source_ref, reason="source_not_found",
-                               hint="check the source name, kind and namespace")
-        plan = clones.plan_clone(source_obj, params.get("overrides"), name=params.get("name"),
-                                 labels=params.get("labels"), annotations=params.get("annotations"),
-                                 force=params.get("force"), referenced_by=referenced_by)
-        warnings.extend(plan["warnings"])
-        if plan["name"] == source["name"]:
-            existing = source_obj
-        else:
-            existing = get_template(run.api, tkind, namespace, plan["name"], ref=plan["ref"])
-        template = plan["object"]
-        message = f"{plan['ref']} created from {source_ref}"
-        if existing is None:
-            # What the API server would make of the clone (pruned fields, admission, RBAC), before it is made.
-            made, existing = create_template(run.api, tkind, namespace, plan["object"], ref=plan["ref"], dry_run=True)
-            if existing is None:
-                clones.refuse_ineffective(plan, source_obj, made)
-                if module.check_mode:
-                    created, template = True, made
-                    message = f"{plan['ref']} would be created from {source_ref}"
-                else:
-                    made, existing = create_template(run.api, tkind, namespace, plan["object"], ref=plan["ref"])
-                    created, template = existing is None, made
-        if existing is not None:
-            outcome = plan["compare"](existing)
-            if plan["name"] != source["name"]:
-                clones.refuse_ineffective(plan, source_obj, existing)
-            warnings.extend(outcome["warnings"])
-            message = outcome["message"]
-            template = existing
-    except (RolloutError, ApiError, TransportError) as err:
-        run.fail(err, changed=False)
-    for warning in warnings:
-        module.warn(warning)
-    out = {
-        "changed": created,
-        "created": created,
-        "message": message,
-        "infrastructure_ref": plan["infrastructure_ref"],
-        "source_ref": plan["source_ref"],
-        "template": clones.trimmed(template),
-        "hash": plan["hash"],
-        "changes": plan["changes"],
-        "api_requests": run.api.count,
-    }
-    if referenced_by is not None:
-        out["source_ref"]["from_object"] = make_ref(referenced_by["kind"], namespace, params["from_object"]["name"])
-    if module._diff and created:
-        out["diff"] = plan["diff"]
-    module.exit_json(**out)
+        obj = api.get(resource_path(group, version, plural, namespace, name))
+    except ApiError as err:
+        if err.status == 404:
+            raise RolloutError(
+                f"infrastructure template {kind} {namespace}/{name} ({group}) does not exist; nothing was changed",
+                ref=ref, reason="template_not_found",
+                hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
+        raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+    # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
+    # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
+    if not isinstance(apiversion.get_path(obj, ("spec", "template", "spec")), dict):
+        raise RolloutError(
+            f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
+            "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",
+            hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) in infrastructure_ref")
+    return True
+
+
+def _plural_guesses(kind):
+    """CRD plurals of machine / config templates are the lower-case kind plus "s"
+    (dockermachinetemplates, kubeadmconfigtemplates); anything else is looked up."""
+    return [kind.lower() + "s"] if kind.endswith("Template") else []
+
+
+def _list_templates(api, discovery, group, kind, names, namespace):
+    """Objects of ``kind`` named ``names`` in ``namespace`` (None: all namespaces); [] when the kind
+    is not served at all. One LIST (plus one discovery request when the plural is not the usual one)."""
+    try:
+        version = discovery.version_for_group(group)
+    except RolloutError as err:
+        if err.reason in NOT_SERVED:
+            return []
+        raise
+    field_selector = f"metadata.name={names[0]}" if len(names) == 1 else None
+    plurals = _plural_guesses(kind)
+    tried = set()
+    while True:
+        if not plurals:
+            try:
+                plural = discovery.plural(group, version, kind)
+            except RolloutError as err:
+                if err.reason in NOT_SERVED:
+                    return []
+                raise
+            if plural in tried:
+                return []
+            plurals = [plural]
+        plural = plurals.pop(0)
+        tried.add(plural)
+        try:
+            body = api.list(resource_path(group, version, plural, namespace), field_selector=field_selector)
+        except ApiError as err:
+            if err.status == 404:
+                continue  # not this plural: ask discovery
+            raise api_error(err, verb="list", resource={"group": group, "plural": plural}, namespace=namespace,
+                            host=api.host)
+        return [item for item in body.get("items") or [] if apiversion.get_path(item, "metadata.name") in names]
+
+
+def existing_templates(api, discovery, required):
+    """{(api_group, kind): [template objects]} for the kinds of ``required`` (core.undo.required_templates
+    entries): what exists of them, for plan_undo's ``existing_templates``."""
+    out = {}
+    by_kind = {}
+    for item in required:
+        entry = by_kind.setdefault((item["api_group"], item["kind"]), {"names": [], "namespaces": set()})
+        if item["name"] not in entry["names"]:
+            entry["names"].append(item["name"])
+        entry["namespaces"].add(item.get("namespace"))
+    for (group, kind), entry in sorted(by_kind.items()):
+        namespaces = sorted(ns for ns in entry["namespaces"] if ns)
+        namespace = namespaces[0] if len(namespaces) == 1 else None
+        out[(group, kind)] = _list_templates(api, discovery, group, kind, entry["names"], namespace)
+    return out

@@ -509,7 +509,7 @@ def history_template_refs(obj, machine_sets=None, entries=None):
 
 def find_template(templates, ref):
     """(state, object) of template ``ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
-    [objects that exist]}, as client.undo.existing_templates reads them): ("found", obj), ("missing", None)
+    [objects that exist]}, as client.templates.existing_templates reads them): ("found", obj), ("missing", None)
     when its kind was read and it is not there, ("unread", None) when its kind was not read."""
     if templates is None or (ref["api_group"], ref["kind"]) not in templates:
         return "unread", None

@@ -25,7 +25,7 @@ MINIMUMS = {
 }
 
 
-# name -> (lowest value, why); options of the modules (client.runner.Run checks them before any request)
+# name -> (lowest value, why); options of the modules (flows.run.Run checks them before any request)
 MODULE_MINIMUMS = {
     "wait_timeout": (1, "seconds the wait may take"),
     "stall_timeout": (1, "seconds without progress before the wait counts as stalled"),

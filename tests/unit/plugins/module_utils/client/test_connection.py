@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
 from ansible_collections.capi.rollout.plugins.module_utils.client import connection
 
 pytest.importorskip("kubernetes")

@@ -108,15 +108,15 @@ def _infra(api):
 
 
 def test_a_template_reference_must_name_a_machine_template():
-    from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+    from ansible_collections.capi.rollout.plugins.module_utils.client import templates
     disc, api = discovery_with(group("infrastructure.cluster.x-k8s.io", ["v1beta2"], "v1beta2"))
     _infra(api)
     base = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/ns"
     api.connection.add("GET", base + "/dockermachinetemplates/t1", body={"spec": {"template": {"spec": {"customImage": "x"}}}})
     api.connection.add("GET", base + "/dockermachines/m1", body={"spec": {"customImage": "x"}})
     infra = "infrastructure.cluster.x-k8s.io"
-    assert targets.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachineTemplate", "name": "t1"})
+    assert templates.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachineTemplate", "name": "t1"})
     with pytest.raises(RolloutError) as err:
-        targets.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachine", "name": "m1"},
-                                ref="machinedeployment/ns/md-0")
+        templates.template_exists(api, disc, "ns", {"api_group": infra, "kind": "DockerMachine", "name": "m1"},
+                                  ref="machinedeployment/ns/md-0")
     assert err.value.reason == "not_a_template" and "has no spec.template.spec" in str(err.value)

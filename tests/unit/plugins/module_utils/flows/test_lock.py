@@ -8,7 +8,7 @@ import datetime
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.lease import Lock, LockFailed
+from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import Lock, LockFailed
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import runner
+from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.test_runner import (
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.test_change import (
     APIS, CLUSTERS, MDS, FakeModule, md_list, run,
 )
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
@@ -44,7 +44,7 @@ class UndoModule(FakeModule):
 def conn(monkeypatch):
     fake = FakeConnection()
     fake.add("GET", "/apis", body=GROUPS)
-    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
     monkeypatch.setenv("JOB_ID", "4711")
     monkeypatch.setenv("AWX_HOST", "awx.example.com")
     return fake

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The lock of a management cluster over the API: read the Lease, plan with core.lease, write with the
+"""capi_rollout_lock: the lock of a management cluster over the API. Read the Lease, plan with core.lease, write with the
 resourceVersion that was read. A conflict (409: another writer won, or the Lease was created meanwhile)
 means reading again and planning again, so the loser of a race sees the winner.
 """
@@ -10,10 +10,12 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
+from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
 
 RESOURCE = {"group": leases.GROUP, "plural": leases.PLURAL}
 # Conflicts in a row before giving up (each one means another writer won a race).
@@ -139,3 +141,29 @@ class Lock(object):
             if conflicts >= MAX_CONFLICTS:
                 raise LockFailed(f"{self.ref}: kept changing while releasing the lock", self._result(plan, holder),
                                  "conflict", hint="run the task again")
+
+
+def run_lock(module):
+    """The whole capi_rollout_lock task."""
+    params = module.params
+    if not params["holder"].strip():
+        module.fail_json(msg="holder must not be empty", reason="invalid_holder")
+    try:
+        leases.validate_duration(params["lease_duration_seconds"])
+    except ValueError as err:
+        module.fail_json(msg=str(err), reason="invalid_duration")
+    run = Run(module, minimums=settings.LOCK_MINIMUMS)
+    run.connect()
+    lock = Lock(run.api, params["name"], params["namespace"])
+    try:
+        if params["state"] == "released":
+            result = lock.release(params["holder"], check_mode=module.check_mode)
+        else:
+            result = lock.acquire(params["holder"], params["lease_duration_seconds"], wait_timeout=params["wait_timeout"],
+                                  poll_interval=params["poll_interval"], force=params["force"], info=params["info"],
+                                  check_mode=module.check_mode)
+    except LockFailed as err:
+        module.fail_json(**run.result(msg=err.msg, reason=err.reason, hint=err.hint, **err.result))
+    except (RolloutError, ApiError, TransportError) as err:
+        run.fail(err, changed=False, acquired=False)
+    module.exit_json(**run.result(**result))

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client import runner
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
+from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -60,7 +60,7 @@ class FakeModule(object):
 def conn(monkeypatch):
     fake = FakeConnection()
     fake.add("GET", "/apis", body=APIS)
-    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
     return fake
 
 
@@ -74,12 +74,15 @@ def md_list(*mds):
     return {"kind": "MachineDeploymentList", "metadata": {"resourceVersion": "900"}, "items": items}
 
 
+VERBS = {"restart": restart, "pause": pause, "undo": undo}
+
+
 def run(module, verb="restart"):
     with pytest.raises(Exit) as done:
         if verb == "info":
-            runner.run_info(module)
+            info.run_info(module)
         else:
-            runner.run_change(module, verb)
+            change.run_change(module, VERBS[verb])
     return done.value
 
 
@@ -299,13 +302,13 @@ def test_failed_tests_are_retried_a_bounded_number_of_times(conn):
     md = objs.machine_deployment()
     conn.add("GET", MDS, body=md_list(md))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
-    for _failure in range(runner.CONFLICT_ATTEMPTS):
+    for _failure in range(change.CONFLICT_ATTEMPTS):
         conn.add("PATCH", MDS + "/md-0", status=422, body=TEST_FAILED)
     conn.add("GET", MDS + "/md-0", body=md)
     out = run(FakeModule(name="md-0"))
     assert out.failed and out.result["reason"] == "conflict"
     assert "testing value /spec/template/spec/infrastructureRef failed" in out.result["msg"]
-    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == runner.CONFLICT_ATTEMPTS
+    assert len([s for s in conn.sent if s["method"] == "PATCH"]) == change.CONFLICT_ATTEMPTS
 
 
 def test_an_invalid_value_is_not_retried(conn):

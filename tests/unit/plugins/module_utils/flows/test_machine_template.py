@@ -9,9 +9,9 @@ import copy
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import args
-from ansible_collections.capi.rollout.plugins.module_utils.client import runner
-from ansible_collections.capi.rollout.plugins.module_utils.client import templates
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
+from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as tc
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
 
@@ -72,7 +72,7 @@ class FakeModule(object):
 @pytest.fixture
 def conn(monkeypatch):
     fake = FakeConnection()
-    monkeypatch.setattr(runner, "Connection", lambda params, module_name=None: fake)
+    monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
     return fake
 
 
@@ -94,7 +94,7 @@ def md(infra_ref, labels=None):
 
 def run(module):
     with pytest.raises(Exit) as done:
-        templates.run_machine_template(module)
+        machine_template.run_machine_template(module)
     return done.value
 
 

@@ -1,0 +1,160 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The flow of the changing modules (capi_rollout_restart, capi_rollout_pause, capi_rollout_undo): connect,
+select (a constant number of LISTs), plan every object with the core first (any refusal fails the task with
+nothing written), then write each change as a JSON patch whose ``test`` operations guard the fields its plan
+read (core.patch; a failed test or a 409: re-read, re-plan, retry), and wait. In check mode every write is
+sent as a server-side dry run (client.requests), so RBAC, admission and validation answer as they would for
+the real run, and nothing is waited for.
+
+What differs per verb lives in its own file (flows/restart.py, flows/pause.py, flows/undo.py), each with the
+same three functions:
+
+- ``refuse_early(params)``: refusals that need no request (raise RolloutError);
+- ``planner(run, selected, clusters, now, actor)`` -> ``plan(obj)``: may read a constant number of objects
+  first; ``plan`` is called again with a fresh object when a write must be retried;
+- ``check_plans(run, planned)``: checks over all plans, before the first write.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import identity
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
+    ApiError, TransportError, api_error, transport_error,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, with_conflict_retry
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, selects_nothing, start_rv, warn_status
+
+CONFLICT_ATTEMPTS = 5
+
+
+class StoppedPartWay(RolloutError):
+    """A write of a multi-object call failed: ``changed_refs`` were changed before it, ``unchanged_refs``
+    (the failed object first) were not."""
+
+    def __init__(self, msg, changed_refs, unchanged_refs, **fields):
+        super(StoppedPartWay, self).__init__(msg, **fields)
+        self.changed_refs = changed_refs
+        self.unchanged_refs = unchanged_refs
+
+
+def run_change(module, verb):
+    """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
+    params = module.params
+    if selects_nothing(params):
+        module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
+                         reason="invalid_selection", changed=False, objects=[], progress=[], api_requests=0)
+    try:
+        verb.refuse_early(params)
+    except RolloutError as err:
+        module.fail_json(**dict(err.to_dict(), changed=False, objects=[], progress=[], api_requests=0))
+    run = Run(module)
+    run.connect()
+    results = []
+    diffs = []
+    selected = None
+    try:
+        selected = run.select(require_match=True)
+        clusters = run.clusters(selected)
+        # Server time: triggers and records must be in the controllers' clock (client.serverclock).
+        now = run.api.server_now()
+        # Every object is planned before anything is written: one refusal fails the task untouched.
+        plan_for = verb.planner(run, selected, clusters, now, identity.actor_for(run.api.connection))
+        planned = [(obj, plan_for(obj)) for obj in selected.objects]
+        verb.check_plans(run, planned)
+        final = {}
+        for index, (obj, plan) in enumerate(planned):
+            if plan["changed"]:
+                try:
+                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
+                except (RolloutError, ApiError, TransportError) as err:
+                    raise _stopped_part_way(err, planned, index, results, module.check_mode)
+            results.append(_result_entry(plan))
+            if plan["changed"]:
+                diffs.append(plan["diff"])
+            for warning in plan.get("warnings") or []:
+                module.warn(f"{plan['ref']}: {warning}")
+        if params.get("wait") and not module.check_mode:
+            objects = [final.get(obj["metadata"]["name"], obj) for obj in selected.objects]
+            objects = run.wait(selected, objects, start_rv(selected, objects))
+            statuses = resource_entries(objects, clusters, selected.version, run.api.server_now(), run.waited_machine_sets)
+            warn_status(module, statuses)
+            for entry, status in zip(results, statuses):
+                entry["status"] = status
+    except WaitFailed as err:
+        last_seen = resource_entries(err.objects, {}, selected.version, run.api.server_now(), run.waited_machine_sets)
+        statuses = {e["name"]: e for e in last_seen}
+        for entry in results:
+            entry["status"] = statuses.get(entry["name"])
+        run.fail(err, changed=any(entry["changed"] for entry in results), objects=results)
+    except (RolloutError, ApiError, TransportError) as err:
+        extra = {}
+        if isinstance(err, StoppedPartWay):
+            extra = {"changed_objects": err.changed_refs, "unchanged_objects": err.unchanged_refs}
+        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, objects=results,
+                 **extra)
+    out = run.result(changed=any(entry["changed"] for entry in results), objects=results)
+    if module._diff:
+        out["diff"] = diffs
+    module.exit_json(**out)
+
+
+def _result_entry(plan):
+    keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
+            "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
+            "target_machine_set", "target_template")
+    entry = {key: plan.get(key) for key in keep if key in plan}
+    entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
+    # exactly what is sent (_write)
+    entry["patch"] = copy.deepcopy(plan["patch"]) if plan["changed"] else None
+    return entry
+
+
+def _stopped_part_way(err, planned, index, results, check_mode):
+    """The error of the write of ``planned[index]``, saying (for several objects) which were changed before it
+    and which were not: a re-run changes only what is still to change (the rollout id records the others)."""
+    if isinstance(err, TransportError):
+        err = transport_error(err)
+    elif not isinstance(err, RolloutError):
+        err = api_error(err)
+    if len(planned) < 2:
+        return err
+    changed = [entry["ref"] for entry in results if entry["changed"]]
+    untouched = [plan["ref"] for _obj, plan in planned[index:]]
+    if check_mode:
+        summary = f"the dry run stopped at it; nothing was changed (objects not tried: {', '.join(untouched[1:]) or 'none'})"
+    else:
+        summary = (f"{len(changed)} of {len(planned)} object(s) were changed before it ({', '.join(changed) or 'none'}); "
+                   f"not changed: {', '.join(untouched)}")
+    return StoppedPartWay(f"{err.msg}; {summary}", changed, untouched, ref=err.ref, reason=err.reason,
+                          hint=err.hint or "fix the cause and re-run the task: objects already changed are not changed again")
+
+
+def _write(run, selected, obj, plan, plan_for):
+    """PATCH one object with its plan's JSON patch; when a ``test`` fails (a field the plan read has changed)
+    or on 409, re-read it, re-plan and retry. Returns (plan, object after)."""
+    res = apiversion.resource(selected.kind, selected.version)
+    state = {"plan": plan}
+
+    def attempt(fresh):
+        if fresh:
+            current = targets.refetch(run.api, selected, plan["name"])
+            state["plan"] = plan_for(current)
+            if not state["plan"]["changed"]:
+                return current
+        return run.api.patch_json(selected.object_path(state["plan"]["name"]), state["plan"]["patch"])
+
+    try:
+        after = with_conflict_retry(attempt, attempts=CONFLICT_ATTEMPTS, retry_on=is_write_conflict)
+    except ApiError as err:
+        raise api_error(err, ref=plan["ref"], verb="patch", resource=res, namespace=selected.namespace,
+                        host=run.api.host)
+    after.setdefault("kind", selected.kind)
+    return state["plan"], after

@@ -1,0 +1,151 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every module flow shares: the run of one module call (options checked before any request, the
+connection, discovery, the result's ``progress`` / ``api_requests`` / ``server_time``, one way to fail) and
+the reads and result entries the flows have in common. The only home of ``AnsibleModule`` outside
+``plugins/modules/`` is this folder; ``client/`` never sees it.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible.module_utils.basic import missing_required_lib
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
+    KUBERNETES_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
+    ApiError, TransportError, api_error, transport_error,
+)
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
+from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
+from ansible_collections.capi.rollout.plugins.module_utils.core import settings
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.flows.args import auth_params
+
+
+class Run(object):
+    """State of one module run: the API, discovery, and what goes into the result."""
+
+    def __init__(self, module, minimums=None):
+        self.module = module
+        self.minimums = minimums  # of the module's numeric options (core.settings); the wait modules' by default
+        self.api = None
+        self.discovery = None
+        self.progress = []
+        # The MachineSets the last wait decided with, so its result entries agree with it.
+        self.waited_machine_sets = None
+
+    def connect(self):
+        module = self.module
+        problems = settings.module_errors(module.params, self.minimums)
+        if problems:
+            # before any request: a wait that cannot succeed must not follow a write
+            module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
+                             progress=[], api_requests=0)
+        if KUBERNETES_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+        kubeconfig = module.params.get("kubeconfig")
+        if isinstance(kubeconfig, dict):
+            module.no_log_values.update(secret_values(kubeconfig))
+        try:
+            self.api = Api(Connection(auth_params(module.params), module_name=module._name), dry_run=module.check_mode)
+        except ConnectionConfigError as err:
+            module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
+        self.discovery = Discovery(self.api)
+
+    def result(self, **extra):
+        known = self.api is not None and self.api.clock.known
+        out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0,
+               "server_time": timeutil.format_time(self.api.server_now()) if known else None}
+        out.update(extra)
+        return out
+
+    def fail(self, err, **extra):
+        """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
+        if isinstance(err, TransportError):
+            err = transport_error(err)
+        elif isinstance(err, ApiError):
+            err = api_error(err, host=self.api.host if self.api else None)
+        fields = err.to_dict() if isinstance(err, RolloutError) else {"msg": str(err)}
+        fields.update(extra)
+        self.module.fail_json(**self.result(**fields))
+
+    # ----- reads -----
+    def select(self, require_match):
+        return targets.select(self.api, self.discovery, self.module.params, require_match=require_match)
+
+    def clusters(self, selected):
+        return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
+
+    def machine_sets(self, selected):
+        """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
+        return self.machine_sets_at(selected)[0]
+
+    def machine_sets_at(self, selected):
+        """(MachineSets of the selection's namespace, the list's resourceVersion); ([], None) for KCPs."""
+        if selected.kind != apiversion.MACHINE_DEPLOYMENT:
+            return [], None
+        items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
+        return items, rv
+
+    def wait(self, selected, objects, resource_version):
+        """Wait for the rollouts of ``objects`` (client.waiter, watched from ``resource_version``);
+        returns them as last seen, or raises WaitFailed."""
+        params = self.module.params
+        waiter = self.waiter([waiters.Group.of(selected, objects, resource_version)], params["wait_timeout"],
+                             params["stall_timeout"])
+        try:
+            waiter.run()
+        finally:
+            self.progress.extend(waiter.progress)
+            self.waited_machine_sets = waiter.machine_sets.get(selected.namespace)
+        if waiter.state["phase"] == ws.FAILED:
+            raise waiter.failure()
+        return waiter.objects()
+
+    def waiter(self, groups, wait_timeout, stall_timeout, **options):
+        """The one waiting engine (client.waiter) over this run's API. Its clock is the API server's: the times it
+        reports (started, rollout_finished, soak_finished, ended) line up with the cluster's own, and its state,
+        carried from one call to the next, stays consistent whatever the Ansible host's clock says."""
+        return waiters.Waiter(self.api, groups, wait_timeout, stall_timeout,
+                              clock=lambda: self.api.server_now().timestamp(),
+                              machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
+                              machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
+
+
+def start_rv(selected, objects):
+    if selected.list_resource_version:
+        return selected.list_resource_version
+    versions = [(obj.get("metadata") or {}).get("resourceVersion") for obj in objects]
+    numeric = sorted(int(v) for v in versions if v and str(v).isdigit())
+    return str(numeric[0]) if numeric else None
+
+
+def resource_entries(objects, clusters, version, now, machine_sets=None, machines=None, show_machine_sets=False):
+    out = []
+    for obj in objects:
+        cluster = clusters.get(views.cluster_name_of(obj))
+        out.append(resource_info.resource_entry(obj, now=now, cluster=cluster, api_version=version,
+                                                machine_sets=machine_sets, machines=machines,
+                                                show_machine_sets=show_machine_sets))
+    return out
+
+
+def warn_status(module, resources):
+    """Status warnings (core.status, e.g. upstream bug #13182) as Ansible warnings, once per object."""
+    for entry in resources:
+        for warning in (entry.get("rollout") or {}).get("warnings") or []:
+            module.warn(f"{entry['ref']}: {warning}")
+
+
+def selects_nothing(params):
+    """names: [] given explicitly (and nothing else) selects no object."""
+    return params.get("names") == [] and not params.get("cluster_name") and not params.get("label_selectors")

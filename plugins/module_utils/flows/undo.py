@@ -1,0 +1,92 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The undo verb of flows.change (capi_rollout_undo). What it reads before core.undo.plan_undo can decide, with a constant number of
+requests whatever the number of MachineDeployments:
+
+1. the MachineSets of the namespace (one LIST; skipped when every object already records the
+   ``rollout_id``);
+2. a first plan of every object without control plane and templates: every refusal that needs no
+   more reading (paused, topology-owned, revision not found, ...) fails here;
+3. for the objects that change only: their control planes (Cluster ``spec.controlPlaneRef``; one
+   GET, or one LIST when several KubeadmControlPlanes) for the version skew check, and the
+   templates the target revisions reference (one LIST per template kind, with a name field
+   selector when only one name is needed);
+4. the final plan with all of it. A failed test of its patch (or a 409) on write re-plans with the same context.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import datetime
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+
+
+def refuse_early(params):
+    """Fail before any request for kinds that have no undo (KubeadmControlPlane, anything but a
+    MachineDeployment), with core.undo's message."""
+    kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
+    canonical = apiversion.normalize_kind(kind)
+    if canonical == apiversion.MACHINE_DEPLOYMENT:
+        return
+    names = params.get("names") or []
+    single = params.get("name") or (names[0] if len(names) == 1 else None)
+    stub = {"kind": canonical or kind, "metadata": {"namespace": params.get("namespace") or None, "name": single}}
+    try:
+        # only the kind is checked: the time is not used
+        undos.plan_undo(stub, [], datetime.datetime.now(datetime.timezone.utc))
+    except RolloutError as err:
+        if not single:
+            err.ref = None
+        raise
+    raise RolloutError(f"invalid resource type {kind!r}, valid values are ['MachineDeployment']",
+                       reason="invalid_kind")  # pragma: no cover - plan_undo always refuses other kinds
+
+
+def planner(run, selected, clusters, now, actor):
+    """plan(obj) -> the final undo plan of ``obj``, after reading what the changing objects need.
+    Raises the first refusal (RolloutError) before anything is written."""
+    params = run.module.params
+    options = {"to_revision": params.get("to_revision"), "force": params.get("force"),
+               "rollout_id": params.get("rollout_id"), "reason": params.get("reason"), "actor": actor,
+               "history_limit": params.get("history_limit")}
+    rollout_id = params.get("rollout_id")
+    objects = selected.objects
+    if rollout_id is not None and all(hist.applied_rollout(obj, rollout_id, undos.ACTIONS) for obj in objects):
+        machine_sets = []
+    else:
+        machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
+
+    def plan_with(obj, control_plane=None, existing=None):
+        return undos.plan_undo(obj, machine_sets, now, api_version=selected.version,
+                               cluster=clusters.get(views.cluster_name_of(obj)), control_plane=control_plane,
+                               existing_templates=existing, **options)
+
+    changing = [obj for obj in objects if plan_with(obj)["changed"]]
+    if not changing:
+        return plan_with
+    cluster_names = {views.cluster_name_of(obj) for obj in changing} - {None}
+    found, cp_warnings = targets.control_planes(run.api, run.discovery, clusters, cluster_names)
+    required = []
+    for obj in changing:
+        required.extend(undos.required_templates(plan_with(obj)))
+    existing = templates_client.existing_templates(run.api, run.discovery, required)
+
+    def plan(obj):
+        cluster_name = views.cluster_name_of(obj)
+        result = plan_with(obj, found.get(cluster_name), existing)
+        if result["changed"]:
+            result["warnings"] = cp_warnings.get(cluster_name, []) + result["warnings"]
+        return result
+
+    return plan
+
+
+def check_plans(run, planned):
+    """The templates of the target revisions were read by the planner (core.undo refuses a missing one)."""

@@ -14,6 +14,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import selection as selections
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
@@ -165,7 +166,7 @@ def template_exists(api, discovery, namespace, target, ref=None):
         raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
     # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
     # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
-    if not isinstance(apiversion.get_path(obj, ("spec", "template", "spec")), dict):
+    if not isinstance(paths.get_path(obj, ("spec", "template", "spec")), dict):
         raise RolloutError(
             f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
             "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",

@@ -18,6 +18,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.client.runner import Run
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
@@ -69,7 +70,7 @@ def source_from_object(api, discovery, namespace, from_object):
         raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
     obj.setdefault("kind", kind)
     obj.setdefault("apiVersion", res["api_version"])
-    raw = apiversion.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
+    raw = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
     infra = apiversion.normalize_ref(raw)
     if not infra or not infra.get("kind") or not infra.get("name"):
         raise RolloutError(f"{kind} has no infrastructure machine template reference "

@@ -22,6 +22,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
@@ -55,11 +56,11 @@ def refuse_kind(params, now):
 
 
 def _control_plane_ref(cluster):
-    raw = apiversion.get_path(cluster, "spec.controlPlaneRef")
+    raw = paths.get_path(cluster, "spec.controlPlaneRef")
     ref = apiversion.normalize_ref(raw)
     if not ref or not ref.get("kind") or not ref.get("name"):
         return None
-    ref["namespace"] = (raw or {}).get("namespace") or apiversion.get_path(cluster, "metadata.namespace")
+    ref["namespace"] = (raw or {}).get("namespace") or paths.get_path(cluster, "metadata.namespace")
     return ref
 
 
@@ -88,7 +89,7 @@ def control_planes(api, discovery, clusters, cluster_names):
         for namespace in namespaces:
             items, _version = targets.list_kind(api, discovery, apiversion.KUBEADM_CONTROL_PLANE, namespace)
             for item in items:
-                listed[(namespace, apiversion.get_path(item, "metadata.name"))] = item
+                listed[(namespace, paths.get_path(item, "metadata.name"))] = item
     for name, ref in refs.items():
         what = f"{ref['kind']} {ref['namespace']}/{ref['name']}"
         if name in kcps and len(kcps) > 1:
@@ -166,7 +167,7 @@ def _list_templates(api, discovery, group, kind, names, namespace):
                 continue  # not this plural: ask discovery
             raise api_error(err, verb="list", resource={"group": group, "plural": plural}, namespace=namespace,
                             host=api.host)
-        return [item for item in body.get("items") or [] if apiversion.get_path(item, "metadata.name") in names]
+        return [item for item in body.get("items") or [] if paths.get_path(item, "metadata.name") in names]
 
 
 def existing_templates(api, discovery, required):

@@ -7,9 +7,10 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def refuse_paused(obj, kind, ref, cluster=None, verb="restart"):

@@ -37,13 +37,14 @@ import json
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
 
-get = apiversion.get_path
+get = paths.get_path
 
 DEFAULT_HISTORY_LIMIT = 10
 # Kubernetes allows 256 KiB for ALL annotations of an object together, and CAPI copies MD annotations
@@ -545,7 +546,7 @@ def revision_changes(previous, row, templates=None):
         notes.append("oldest revision known: nothing to compare with")
         return {"previous_revision": None, "changes": [], "change_notes": notes}
     before = previous.get("template") or {}
-    changes = [{"path": apiversion.join_path(path), "before": old, "after": new}
+    changes = [{"path": paths.join_path(path), "before": old, "after": new}
                for path, old, new in template_clone.diff_paths(before, mine)]
     for key, label, _role in _TEMPLATE_ROLES:
         old_ref, new_ref = before.get(key), mine.get(key)
@@ -553,7 +554,7 @@ def revision_changes(previous, row, templates=None):
             continue
         (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_ref), find_template(templates, new_ref)
         if old_state == "found" and new_state == "found":
-            changes.extend({"path": apiversion.join_path(path), "before": old, "after": new} for path, old, new in
+            changes.extend({"path": paths.join_path(path), "before": old, "after": new} for path, old, new in
                            template_clone.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
         elif "unread" in (old_state, new_state):
             notes.append(f"{label} specs not compared: the templates were not read")

@@ -15,6 +15,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -22,7 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.diff import Chan
 PAUSED = "paused"
 RESUMED = "resumed"
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def _warnings(obj, kind, paused, cluster):
@@ -54,7 +55,7 @@ def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollo
         where = "spec.paused"
     else:
         path = ("metadata", "annotations", keys.PAUSED_ANNOTATION)
-        current = apiversion.has_path(obj, path)
+        current = paths.has_path(obj, path)
         where = f"annotation {keys.PAUSED_ANNOTATION}"
         if current != paused:
             changes.record(path, get(obj, path, "") if current else None, "true" if paused else None)

@@ -20,6 +20,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
@@ -34,7 +35,7 @@ SCHEDULED = "scheduled"
 # Recorded actions a repeated rollout_id of a restart matches.
 ACTIONS = (RESTARTED, SCHEDULED)
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def _means_now(after):
@@ -136,11 +137,11 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
         raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
                            reason="invalid_infrastructure_ref")
     for key, value in new_raw.items():
-        changes.record(apiversion.split_path(path) + (key,), current_raw.get(key), value)
+        changes.record(paths.split_path(path) + (key,), current_raw.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
     for stale in ("uid", "resourceVersion", "fieldPath"):
         if current_raw.get(stale) is not None:
-            changes.record(apiversion.split_path(path) + (stale,), current_raw.get(stale), None)
+            changes.record(paths.split_path(path) + (stale,), current_raw.get(stale), None)
     return wanted
 
 

@@ -16,13 +16,14 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_common import (
     counter_wait, pending_wait, result, rolling_out_wait,
 )
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def _version_wait(ref, obj, version):

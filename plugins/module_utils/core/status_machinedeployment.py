@@ -29,6 +29,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -36,7 +37,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.status_common im
     counter_wait, pending_wait, result, rolling_out_wait, smallest,
 )
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def deployment_complete(desired, current, updated, available, generation=None, observed_generation=None):

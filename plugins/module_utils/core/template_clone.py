@@ -30,6 +30,7 @@ import re
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 # This collection's annotations on a clone: where it came from, and the hash in its name.
@@ -173,7 +174,7 @@ def diff_paths(before, after, prefix=()):
 
 
 def _changes(before, after, prefix):
-    return [{"path": apiversion.join_path(path), "before": old, "after": new}
+    return [{"path": paths.join_path(path), "before": old, "after": new}
             for path, old, new in diff_paths(before, after, prefix)]
 
 
@@ -194,7 +195,7 @@ def dropped_fields(planned, actual):
     out = []
     for path, old, new in diff_paths((planned or {}).get("spec") or {}, (actual or {}).get("spec") or {}, ("spec",)):
         if old is not None and new is None:
-            out.append(apiversion.join_path(path))
+            out.append(paths.join_path(path))
     return out
 
 
@@ -211,8 +212,8 @@ def refuse_ineffective(plan, source_obj, result):
             "carry it; nothing was changed", ref=plan["ref"], reason="pruned_fields",
             hint=f"fix the field name in overrides (kubectl explain {plan['kind'].lower()}.spec.template.spec lists the "
                  "fields the installed provider knows)")
-    if plan["overridden"] and apiversion.get_path(result, TEMPLATE_SPEC_PATH) == \
-            apiversion.get_path(source_obj, TEMPLATE_SPEC_PATH):
+    if plan["overridden"] and paths.get_path(result, TEMPLATE_SPEC_PATH) == \
+            paths.get_path(source_obj, TEMPLATE_SPEC_PATH):
         raise RolloutError(
             f"the overrides change nothing: spec.template.spec of the clone would equal the one of "
             f"{make_ref(plan['kind'], plan['namespace'], plan['source_ref']['name'])}, and switching to it would replace "
@@ -237,8 +238,8 @@ def _source_parts(source_obj):
     if not kind or not name or not api_version:
         raise RolloutError("the source template has no kind, apiVersion or metadata.name", ref=ref,
                            reason="invalid_source")
-    template_spec = apiversion.get_path(source_obj, TEMPLATE_SPEC_PATH)
-    if not isinstance(template_spec, dict) or not apiversion.has_path(source_obj, TEMPLATE_SPEC_PATH):
+    template_spec = paths.get_path(source_obj, TEMPLATE_SPEC_PATH)
+    if not isinstance(template_spec, dict) or not paths.has_path(source_obj, TEMPLATE_SPEC_PATH):
         raise RolloutError(f"{kind} {namespace}/{name} has no spec.template.spec: it is not an infrastructure machine "
                            "template; nothing was changed", ref=ref, reason="invalid_source",
                            hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) as source")
@@ -374,7 +375,7 @@ def _comparer(plan, explicit, user_labels, user_annotations):
                                 f"{', '.join(missing)}; its metadata was not changed")
             return {"changed": False, "warnings": warnings,
                     "message": f"{plan['ref']} already exists with the same spec; nothing to do"}
-        shown = ", ".join(apiversion.join_path(path) for path, _old, _new in differing[:5])
+        shown = ", ".join(paths.join_path(path) for path, _old, _new in differing[:5])
         if len(differing) > 5:
             shown += f" and {len(differing) - 5} more"
         if explicit and plan["default_name"] != plan["name"]:

@@ -28,6 +28,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -46,7 +47,7 @@ _NO_HISTORY_HINT = ("CAPI v1.11+ deletes old MachineSets once a rollout complete
 _SPEC = ("spec", "template", "spec")
 _STALE_REF_KEYS = ("uid", "resourceVersion", "fieldPath")
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,11 +14,12 @@ import json
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
 
-get = apiversion.get_path
+get = paths.get_path
 
 
 def view(obj, now=None, cluster=None, api_version=None):

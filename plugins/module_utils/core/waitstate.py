@@ -26,6 +26,7 @@ import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -58,11 +59,11 @@ HINTS = {
 def signature(obj, kind, version):
     """What counts as progress: generation seen, replica counters and conditions."""
     fields = apiversion.status_fields(kind, version)
-    counters = tuple(apiversion.get_path(obj, path) for key, path in sorted(fields.items())
+    counters = tuple(paths.get_path(obj, path) for key, path in sorted(fields.items())
                      if path and key not in ("conditions", "v1beta1_conditions"))
     cond_list = conds.metav1_conditions(obj, kind, version) + conds.v1beta1_conditions(obj, kind, version)
     cond_sig = tuple(sorted((c["type"], c["status"], c["reason"], c["message"]) for c in cond_list))
-    return (apiversion.get_path(obj, "status.observedGeneration"), apiversion.get_path(obj, "spec.replicas"),
+    return (paths.get_path(obj, "status.observedGeneration"), paths.get_path(obj, "spec.replicas"),
             counters, cond_sig)
 
 

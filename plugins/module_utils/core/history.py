@@ -44,7 +44,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
 
-get = paths.get_path
 
 DEFAULT_HISTORY_LIMIT = 10
 # Kubernetes allows 256 KiB for ALL annotations of an object together, and CAPI copies MD annotations
@@ -67,12 +66,12 @@ _TEXT_FIELDS = ("at", "action", "rollout_id", "reason", "actor", "rollout_after"
 def is_owned_by(machine_set, md):
     """clusterctl's getMachineSetsForDeployment filter: controlled by the MD (controller ownerRef;
     by uid when both have one, else by kind/name) and matched by the MD's non-empty selector."""
-    md_uid = get(md, "metadata.uid")
-    md_name = get(md, "metadata.name")
-    if get(machine_set, "metadata.namespace") != get(md, "metadata.namespace"):
+    md_uid = paths.get_path(md, "metadata.uid")
+    md_name = paths.get_path(md, "metadata.name")
+    if paths.get_path(machine_set, "metadata.namespace") != paths.get_path(md, "metadata.namespace"):
         return False
     controlled = False
-    for owner in get(machine_set, "metadata.ownerReferences", []) or []:
+    for owner in paths.get_path(machine_set, "metadata.ownerReferences", []) or []:
         if not owner.get("controller") or owner.get("kind") != apiversion.MACHINE_DEPLOYMENT:
             continue
         if md_uid and owner.get("uid"):
@@ -81,7 +80,7 @@ def is_owned_by(machine_set, md):
             controlled = owner.get("name") == md_name
     if not controlled:
         return False
-    return labelselector.matches(get(md, "spec.selector"), get(machine_set, "metadata.labels", {}))
+    return labelselector.matches(paths.get_path(md, "spec.selector"), paths.get_path(machine_set, "metadata.labels", {}))
 
 
 def owned_machine_sets(md, machine_sets):
@@ -169,7 +168,7 @@ def read_record(obj):
     """(entries, warnings): the readable entries of ``obj``'s history annotation, oldest first
     (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
     gives [] and a warning, unreadable entries are skipped with a warning."""
-    raw = (get(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
+    raw = (paths.get_path(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
     if raw is None or raw == "":
         return [], []
     where = f"{ref_of(obj)}: annotation {keys.HISTORY_ANNOTATION}"
@@ -242,10 +241,10 @@ def identity_of(obj, api_version=None):
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         version = apiversion.version_of(obj, api_version)
         return tmpl.compact_identity({
-            "version": get(obj, "spec.version"),
-            "infrastructureRef": get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")),
+            "version": paths.get_path(obj, "spec.version"),
+            "infrastructureRef": paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref")),
         })
-    return tmpl.compact_identity(get(obj, "spec.template.spec", {}))
+    return tmpl.compact_identity(paths.get_path(obj, "spec.template.spec", {}))
 
 
 def make_entry(revision, at, action, replaced, written, rollout_id=None, reason=None, actor=None, **details):
@@ -276,7 +275,7 @@ def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entr
         entries, _warnings = read_record(obj)
     new_entries = trim(list(entries) + [entry], history_limit)
     path = ("metadata", "annotations", keys.HISTORY_ANNOTATION)
-    before_raw = get(obj, path)
+    before_raw = paths.get_path(obj, path)
     before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
     after_text = f"{_display(new_entries)}; new: {serialize(entry)}"
     changes.record(path, before_raw, serialize(new_entries), display=(before_text, after_text))
@@ -389,7 +388,7 @@ def row_identity(row):
     """Compact identity of a collected row: the MachineSet's template (authoritative), else the
     record entry's ``to``, else the identity inferred from the next entry's ``from``."""
     if row["ms"] is not None:
-        return tmpl.compact_identity(get(row["ms"], "spec.template.spec", {}))
+        return tmpl.compact_identity(paths.get_path(row["ms"], "spec.template.spec", {}))
     if row["entry"] is not None:
         return row["entry"]["to"]
     return row["inferred"]
@@ -423,13 +422,13 @@ def _public(row, current, full=False):
         "current": row["revision"] == current,
         "source": row_source(row),
         "template": tmpl.identity(identity),
-        "time": entry.get("at") or (get(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
+        "time": entry.get("at") or (paths.get_path(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
         "action": entry.get("action"),
         "reason": entry.get("reason"),
         "rollout_id": entry.get("rollout_id"),
         "actor": entry.get("actor"),
-        "machine_set": get(ms, "metadata.name") if ms is not None else None,
-        "replicas": get(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
+        "machine_set": paths.get_path(ms, "metadata.name") if ms is not None else None,
+        "replicas": paths.get_path(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
     }
     if row["reused_as"] is not None:
         out["reused_as"] = row["reused_as"]
@@ -443,8 +442,8 @@ def _public(row, current, full=False):
             tmpl.identity(entry["to"]) if entry else None)
         if ms is not None:
             ms_view = views.machine_set_view(ms)
-            template = copy.deepcopy(get(ms, "spec.template", {}) or {})
-            (get(template, "metadata.labels", {}) or {}).pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
+            template = copy.deepcopy(paths.get_path(ms, "spec.template", {}) or {})
+            (paths.get_path(template, "metadata.labels", {}) or {}).pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
             out.update({
                 "machine_set_template": template,
                 "machine_set_created": ms_view["created"],
@@ -496,7 +495,7 @@ def history_template_refs(obj, machine_sets=None, entries=None):
     is the ``templates`` of history_info / revision_changes."""
     if entries is None:
         entries, _warnings = read_record(obj)
-    namespace = get(obj, "metadata.namespace")
+    namespace = paths.get_path(obj, "metadata.namespace")
     out, seen = [], set()
     rows = collect(obj, machine_sets, entries)
     for revision in sorted(rows):
@@ -515,7 +514,7 @@ def find_template(templates, ref):
     if templates is None or (ref["api_group"], ref["kind"]) not in templates:
         return "unread", None
     for obj in templates[(ref["api_group"], ref["kind"])] or []:
-        if get(obj, "metadata.name") == ref["name"]:
+        if paths.get_path(obj, "metadata.name") == ref["name"]:
             return "found", obj
     return "missing", None
 

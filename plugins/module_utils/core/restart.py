@@ -35,8 +35,6 @@ SCHEDULED = "scheduled"
 # Recorded actions a repeated rollout_id of a restart matches.
 ACTIONS = (RESTARTED, SCHEDULED)
 
-get = paths.get_path
-
 
 def _means_now(after):
     return after is None or (isinstance(after, str) and after.strip().lower() == "now")
@@ -106,15 +104,15 @@ def _topology_after_warning(obj, kind, cluster):
     """On v1.13+ a Cluster topology may set rollout.after itself; its value then wins over ours."""
     if cluster is None:
         return None
-    topology = get(cluster, "spec.topology", {}) or {}
+    topology = paths.get_path(cluster, "spec.topology", {}) or {}
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        after = get(topology, "controlPlane.rollout.after")
+        after = paths.get_path(topology, "controlPlane.rollout.after")
     else:
-        topo_name = (get(obj, "metadata.labels", {}) or {}).get("topology.cluster.x-k8s.io/deployment-name")
+        topo_name = (paths.get_path(obj, "metadata.labels", {}) or {}).get("topology.cluster.x-k8s.io/deployment-name")
         after = None
-        for entry in get(topology, "workers.machineDeployments", []) or []:
+        for entry in paths.get_path(topology, "workers.machineDeployments", []) or []:
             if entry.get("name") == topo_name:
-                after = get(entry, "rollout.after")
+                after = paths.get_path(entry, "rollout.after")
     if after:
         return (f"the Cluster topology sets rollout.after={after} for this object and the topology controller re-applies it; "
                 "set it in Cluster spec.topology instead")
@@ -124,7 +122,7 @@ def _topology_after_warning(obj, kind, cluster):
 def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
     """Record the infrastructureRef change; returns the new normalized ref or None when equal."""
     path = apiversion.spec_path(kind, version, "infrastructure_ref")
-    current_raw = get(obj, path, {}) or {}
+    current_raw = paths.get_path(obj, path, {}) or {}
     current = apiversion.normalize_ref(current_raw)
     target = _target_ref(infrastructure_ref, current, ref)
     wanted = {k: target[k] for k in ("api_group", "kind", "name")}
@@ -154,18 +152,18 @@ def _rolls_nothing(obj, kind, version, after, machine_sets, machines):
     if kind == apiversion.MACHINE_DEPLOYMENT:
         if machine_sets is None:
             return None
-        desired = tmpl.identity(get(obj, "spec.template.spec", {}))
+        desired = tmpl.identity(paths.get_path(obj, "spec.template.spec", {}))
         for ms in hist.owned_machine_sets(obj, machine_sets):
-            created = timeutil.parse_optional(get(ms, "metadata.creationTimestamp"))
+            created = timeutil.parse_optional(paths.get_path(ms, "metadata.creationTimestamp"))
             if created is not None and created >= after and \
-                    tmpl.up_to_date(tmpl.identity(get(ms, "spec.template.spec", {})), desired):
-                return (f"MachineSet {get(ms, 'metadata.name')} with the current template was created at "
+                    tmpl.up_to_date(tmpl.identity(paths.get_path(ms, "spec.template.spec", {})), desired):
+                return (f"MachineSet {paths.get_path(ms, 'metadata.name')} with the current template was created at "
                         f"{timeutil.format_time(created)}, not before {timeutil.format_time(after)}")
         return None
     if machines is None:
         return None
     owned = resource_info.owned_machines(obj, kind, machines)
-    created = [timeutil.parse_optional(get(m, "metadata.creationTimestamp")) for m in owned]
+    created = [timeutil.parse_optional(paths.get_path(m, "metadata.creationTimestamp")) for m in owned]
     if owned and all(when is not None and when >= after for when in created):
         return f"all {len(owned)} control plane Machines were created at or after {timeutil.format_time(after)}"
     return None
@@ -188,7 +186,7 @@ def _template_drift(obj, kind, version, infrastructure_ref):
     if not infrastructure_ref:
         return None
     wanted = infrastructure_ref if isinstance(infrastructure_ref, dict) else {"name": infrastructure_ref}
-    current = get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")) or {}
+    current = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref")) or {}
     if current.get("name") == wanted.get("name") and wanted.get("kind") in (None, current.get("kind")):
         return None
     return f"infrastructure template is {current.get('kind')} {current.get('name')}, not {wanted.get('name')}"
@@ -229,7 +227,7 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     meta = obj.get("metadata") or {}
     ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
     after_path = apiversion.spec_path(kind, version, "rollout_after")
-    current_after_raw = get(obj, after_path)
+    current_after_raw = paths.get_path(obj, after_path)
     current_after = timeutil.parse_optional(current_after_raw)
     extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
              "required_templates": []}
@@ -281,8 +279,8 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
                         f"({drift}): switching again")
     if new_ref is not None:
         written = apply_merge_patch(obj, changes.merge_patch())
-        template_spec = get(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
-            "infrastructureRef": get(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
+        template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
+            "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
         extra["required_templates"] = [item for item in tmpl.template_refs(template_spec, meta.get("namespace"))
                                        if item["role"] == "infrastructure"]
     if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):

@@ -108,7 +108,7 @@ def _topology_after_warning(obj, kind, cluster):
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         after = paths.get_path(topology, "controlPlane.rollout.after")
     else:
-        topo_name = (paths.get_path(obj, "metadata.labels", {}) or {}).get("topology.cluster.x-k8s.io/deployment-name")
+        topo_name = (paths.get_path(obj, "metadata.labels", {}) or {}).get(keys.TOPOLOGY_DEPLOYMENT_NAME_LABEL)
         after = None
         for entry in paths.get_path(topology, "workers.machineDeployments", []) or []:
             if entry.get("name") == topo_name:

@@ -41,15 +41,13 @@ TEMPLATE_SPEC_PATH = ("spec", "template", "spec")
 
 # Labels never copied: set and owned by controllers (the topology controller, the MachineSet
 # controller) or by GitOps tools, which would prune or claim an object they did not create.
-DROPPED_LABEL_PREFIXES = ("topology.cluster.x-k8s.io/", "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/")
-DROPPED_LABELS = (keys.MACHINE_TEMPLATE_HASH_LABEL, keys.SET_NAME_LABEL, "app.kubernetes.io/managed-by",
-                  "app.kubernetes.io/instance")
+DROPPED_LABEL_PREFIXES = (keys.TOPOLOGY_PREFIX, keys.FLUX_KUSTOMIZE_PREFIX, keys.FLUX_HELM_PREFIX)
+DROPPED_LABELS = (keys.MACHINE_TEMPLATE_HASH_LABEL, keys.SET_NAME_LABEL, keys.MANAGED_BY_LABEL, keys.INSTANCE_LABEL)
 # Annotations never copied: this collection's own (written fresh), CAPI's clone bookkeeping, the
 # topology controller's, GitOps ownership markers and kubectl's copy of the last applied object.
-DROPPED_ANNOTATION_PREFIXES = ("rollout.capi-rollout.dev/", "topology.cluster.x-k8s.io/", "meta.helm.sh/",
-                               "argocd.argoproj.io/", "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/")
-DROPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", "cluster.x-k8s.io/cloned-from-name",
-                       "cluster.x-k8s.io/cloned-from-groupkind")
+DROPPED_ANNOTATION_PREFIXES = (keys.ROLLOUT_PREFIX, keys.TOPOLOGY_PREFIX, keys.HELM_META_PREFIX,
+                               keys.ARGOCD_PREFIX, keys.FLUX_KUSTOMIZE_PREFIX, keys.FLUX_HELM_PREFIX)
+DROPPED_ANNOTATIONS = (keys.LAST_APPLIED_ANNOTATION, keys.CLONED_FROM_NAME_ANNOTATION, keys.CLONED_FROM_GROUPKIND_ANNOTATION)
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HEX = re.compile(r"^[0-9a-f]+$")

@@ -227,7 +227,7 @@ def _skew(target_identity, revision, control_plane, control_plane_version, force
             + "; ".join(problem["message"] for problem in problems), ref=ref,
             hint="pick another revision or move the control plane first (control-plane downgrades are unsupported); "
                  "force=true rolls back anyway, but CAPI's MachineSet preflight checks will then hold the new Machines "
-                 "(unless machineset.cluster.x-k8s.io/skip-preflight-checks is set)",
+                 f"(unless {keys.SKIP_PREFLIGHT_CHECKS_ANNOTATION} is set)",
             reason="version_skew")
     return [f"ignored because force=true: {problem['message']}" for problem in problems]
 

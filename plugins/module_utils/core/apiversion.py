@@ -205,15 +205,15 @@ def group_of(api_version):
     return api_version.split("/", 1)[0] if "/" in api_version else ""
 
 
-def normalize_ref(ref):
+def normalize_ref(object_ref):
     """``{api_group, kind, name}`` from either reference shape; None for no reference."""
-    if not isinstance(ref, dict) or not ref:
+    if not isinstance(object_ref, dict) or not object_ref:
         return None
-    if "apiGroup" in ref:
-        group = ref.get("apiGroup") or ""
+    if "apiGroup" in object_ref:
+        group = object_ref.get("apiGroup") or ""
     else:
-        group = group_of(ref.get("apiVersion"))
-    return {"api_group": group, "kind": ref.get("kind"), "name": ref.get("name")}
+        group = group_of(object_ref.get("apiVersion"))
+    return {"api_group": group, "kind": object_ref.get("kind"), "name": object_ref.get("name")}
 
 
 def ref_for_api(target, version, current=None):

@@ -127,9 +127,9 @@ def _is_text(value):
     return isinstance(value, str)
 
 
-def _valid_ref(ref):
-    return isinstance(ref, dict) and _is_text(ref.get("kind")) and _is_text(ref.get("name")) and all(
-        _is_text(ref[key]) for key in ("apiVersion", "apiGroup") if key in ref)
+def _valid_ref(object_ref):
+    return isinstance(object_ref, dict) and _is_text(object_ref.get("kind")) and _is_text(object_ref.get("name")) and all(
+        _is_text(object_ref[key]) for key in ("apiVersion", "apiGroup") if key in object_ref)
 
 
 def _valid_identity(identity):
@@ -499,28 +499,28 @@ def history_template_refs(obj, machine_sets=None, entries=None):
     out, seen = [], set()
     rows = collect(obj, machine_sets, entries)
     for revision in sorted(rows):
-        for ref in tmpl.template_refs(row_identity(rows[revision]), namespace):
-            key = (ref["api_group"], ref["kind"], ref["name"])
+        for template_ref in tmpl.template_refs(row_identity(rows[revision]), namespace):
+            key = (template_ref["api_group"], template_ref["kind"], template_ref["name"])
             if key not in seen:
                 seen.add(key)
-                out.append({k: ref[k] for k in ("role", "api_group", "kind", "name", "namespace")})
+                out.append({k: template_ref[k] for k in ("role", "api_group", "kind", "name", "namespace")})
     return out
 
 
-def find_template(templates, ref):
-    """(state, object) of template ``ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
+def find_template(templates, template_ref):
+    """(state, object) of template ``template_ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
     [objects that exist]}, as client.undo.existing_templates reads them): ("found", obj), ("missing", None)
     when its kind was read and it is not there, ("unread", None) when its kind was not read."""
-    if templates is None or (ref["api_group"], ref["kind"]) not in templates:
+    if templates is None or (template_ref["api_group"], template_ref["kind"]) not in templates:
         return "unread", None
-    for obj in templates[(ref["api_group"], ref["kind"])] or []:
-        if paths.get_path(obj, "metadata.name") == ref["name"]:
+    for obj in templates[(template_ref["api_group"], template_ref["kind"])] or []:
+        if paths.get_path(obj, "metadata.name") == template_ref["name"]:
             return "found", obj
     return "missing", None
 
 
-def _ref_words(ref):
-    return f"{ref['kind']} {ref['name']}"
+def _ref_words(template_ref):
+    return f"{template_ref['kind']} {template_ref['name']}"
 
 
 def revision_changes(previous, row, templates=None):
@@ -538,9 +538,9 @@ def revision_changes(previous, row, templates=None):
     notes = []
     mine = row.get("template") or {}
     for key, _label, _role in _TEMPLATE_ROLES:
-        ref = mine.get(key)
-        if ref and find_template(templates, ref)[0] == "missing":
-            notes.append(f"{_ref_words(ref)} no longer exists")
+        template_ref = mine.get(key)
+        if template_ref and find_template(templates, template_ref)[0] == "missing":
+            notes.append(f"{_ref_words(template_ref)} no longer exists")
     if previous is None:
         notes.append("oldest revision known: nothing to compare with")
         return {"previous_revision": None, "changes": [], "change_notes": notes}
@@ -548,17 +548,17 @@ def revision_changes(previous, row, templates=None):
     changes = [{"path": paths.join_path(path), "before": old, "after": new}
                for path, old, new in template_clone.diff_paths(before, mine)]
     for key, label, _role in _TEMPLATE_ROLES:
-        old_ref, new_ref = before.get(key), mine.get(key)
-        if not old_ref or not new_ref or old_ref == new_ref:
+        old_template_ref, new_template_ref = before.get(key), mine.get(key)
+        if not old_template_ref or not new_template_ref or old_template_ref == new_template_ref:
             continue
-        (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_ref), find_template(templates, new_ref)
+        (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_template_ref), find_template(templates, new_template_ref)
         if old_state == "found" and new_state == "found":
             changes.extend({"path": paths.join_path(path), "before": old, "after": new} for path, old, new in
                            template_clone.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
         elif "unread" in (old_state, new_state):
             notes.append(f"{label} specs not compared: the templates were not read")
         else:
-            gone = [_ref_words(ref) for ref, state in ((old_ref, old_state), (new_ref, new_state)) if state == "missing"]
+            gone = [_ref_words(template_ref) for template_ref, state in ((old_template_ref, old_state), (new_template_ref, new_state)) if state == "missing"]
             notes.append(f"{label} specs not compared: {' and '.join(gone)} no longer exist{'s' if len(gone) == 1 else ''}")
     if not changes:
         notes.append(f"same template as revision {previous['revision']} (a restart)")
@@ -570,12 +570,12 @@ def template_specs(row, templates):
     each {kind, name, exists, spec} (exists null and spec null when not read), or null without a reference."""
     out = {}
     for key, label, _role in _TEMPLATE_ROLES:
-        ref = (row.get("template") or {}).get(key)
-        if not ref:
+        template_ref = (row.get("template") or {}).get(key)
+        if not template_ref:
             out[label] = None
             continue
-        state, obj = find_template(templates, ref)
-        out[label] = {"kind": ref["kind"], "name": ref["name"],
+        state, obj = find_template(templates, template_ref)
+        out[label] = {"kind": template_ref["kind"], "name": template_ref["name"],
                       "exists": None if state == "unread" else state == "found",
                       "spec": copy.deepcopy(obj.get("spec")) if obj is not None else None}
     return out

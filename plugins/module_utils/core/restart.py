@@ -120,7 +120,7 @@ def _topology_after_warning(obj, kind, cluster):
 
 
 def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
-    """Record the infrastructureRef change; returns the new normalized ref or None when equal."""
+    """Record the infrastructureRef change; returns the new normalized reference or None when equal."""
     path = apiversion.spec_path(kind, version, "infrastructure_ref")
     current_raw = paths.get_path(obj, path, {}) or {}
     current = apiversion.normalize_ref(current_raw)
@@ -169,10 +169,10 @@ def _rolls_nothing(obj, kind, version, after, machine_sets, machines):
     return None
 
 
-def _replace_pending(entries, current_after, now, new_ref):
+def _replace_pending(entries, current_after, now, new_infra_ref):
     """(entries, revision): a scheduled restart that has not fired yet and is being replaced never
     produces a MachineSet, so its entry is dropped and its revision reused; else (entries, None)."""
-    if new_ref is not None or current_after is None or current_after <= now or not entries:
+    if new_infra_ref is not None or current_after is None or current_after <= now or not entries:
         return entries, None
     last = entries[-1]
     if last.get("action") == SCHEDULED and last.get("rollout_after") == timeutil.format_time(current_after):
@@ -255,10 +255,10 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
                 reason="rollout_scheduled")
 
     changes = ChangeSet()
-    new_ref = None
+    new_infra_ref = None
     if infrastructure_ref:
-        new_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
-    if new_ref is None and explicit_after and target_after <= now:
+        new_infra_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
+    if new_infra_ref is None and explicit_after and target_after <= now:
         why = _rolls_nothing(obj, kind, version, target_after, machine_sets, machines)
         if why:
             plan = unchanged(f"{after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}")
@@ -266,18 +266,18 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
                                     "use after=now to roll every Machine")
             return plan
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
-    if new_ref is None or after is not None:
+    if new_infra_ref is None or after is not None:
         if current_after != target_after:
             changes.record(after_path, current_after_raw, timeutil.format_time(target_after))
     if not changes.changed:
         return unchanged(f"{after_path} is already {timeutil.format_time(target_after)}")
 
-    action = SCHEDULED if target_after > now and new_ref is None else RESTARTED
+    action = SCHEDULED if target_after > now and new_infra_ref is None else RESTARTED
     warnings = list(record_warnings)
     if drift:
         warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
                         f"({drift}): switching again")
-    if new_ref is not None:
+    if new_infra_ref is not None:
         written = apply_merge_patch(obj, changes.merge_patch())
         template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
             "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
@@ -288,13 +288,13 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         if warning:
             warnings.append(warning)
     if record:
-        details = {"infrastructure_ref": new_ref["name"]} if new_ref else {}
+        details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
         if action == SCHEDULED:
             details["after"] = timeutil.format_time(target_after)
         template_patch = changes.merge_patch()
         changes.record(plans.record_path(), plans.current_record_raw(obj),
                        plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor, **details))
-        kept, revision = _replace_pending(entries, current_after, now, new_ref)
+        kept, revision = _replace_pending(entries, current_after, now, new_infra_ref)
         if revision is None:
             revision = hist.next_revision(obj, machine_sets, entries)
         entries = kept
@@ -305,13 +305,13 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         hist.record_change(changes, obj, entry, history_limit, entries)
         extra["history_revision"] = entry["revision"]
 
-    if new_ref is not None:
-        message = f"infrastructure template switched to {new_ref['kind']} {new_ref['name']}, a rollout follows"
+    if new_infra_ref is not None:
+        message = f"infrastructure template switched to {new_infra_ref['kind']} {new_infra_ref['name']}, a rollout follows"
     elif action == SCHEDULED:
         message = f"rollout scheduled for {timeutil.format_time(target_after)} ({after_path})"
     else:
         message = f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
-    if new_ref is None or after is not None:
+    if new_infra_ref is None or after is not None:
         extra["rollout_after"] = timeutil.format_time(target_after)
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings,
                           relied_on=patches.relied_on(kind, version, "restart"), **extra)

@@ -95,8 +95,8 @@ def last_rollout_of(obj):
 
 def _owner(obj, kind=None):
     """Controller ownerRef (or first ownerRef of ``kind``) as {kind, name, uid}."""
-    refs = paths.get_path(obj, "metadata.ownerReferences", []) or []
-    for owner in refs:
+    owner_refs = paths.get_path(obj, "metadata.ownerReferences", []) or []
+    for owner in owner_refs:
         if kind is None and owner.get("controller"):
             return {"kind": owner.get("kind"), "name": owner.get("name"), "uid": owner.get("uid")}
         if kind is not None and owner.get("kind") == kind:

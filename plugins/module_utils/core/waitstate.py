@@ -83,8 +83,8 @@ def progress_line(status):
 def template_of(obj, version):
     """The object's template as read: {infrastructure_ref: {kind, name} or None, version}."""
     found = views.view(obj, api_version=version).get("template") or {}
-    ref = found.get("infrastructure_ref") or {}
-    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")} if ref else None,
+    infra_ref = found.get("infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": infra_ref.get("kind"), "name": infra_ref.get("name")} if infra_ref else None,
             "version": found.get("version")}
 
 
@@ -126,7 +126,7 @@ def stamp(epoch):
 
 
 def new_state(refs, now):
-    """The state before the first observation of ``refs`` (object references) at epoch ``now``."""
+    """The state before the first observation of ``refs`` (``kind/namespace/name`` strings) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
             "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
             "soak_finished": None, "ended": None, "failed_refs": []}

@@ -146,7 +146,8 @@ def _scalar(value):
     text = str(value)
     if '"' in text and "\n" not in text and "\\" not in text:
         # Single quotes keep embedded JSON (the last-rollout record) readable.
-        return "'" + text.replace("'", "''") + "'"
+        escaped = text.replace("'", "''")
+        return f"'{escaped}'"
     # JSON strings are valid YAML and never misread (timestamps, "true", "1", ": ").
     return json.dumps(text)
 

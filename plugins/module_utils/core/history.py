@@ -39,7 +39,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
-from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
@@ -546,7 +546,7 @@ def revision_changes(previous, row, templates=None):
         return {"previous_revision": None, "changes": [], "change_notes": notes}
     before = previous.get("template") or {}
     changes = [{"path": paths.join_path(path), "before": old, "after": new}
-               for path, old, new in template_clone.diff_paths(before, mine)]
+               for path, old, new in clones.diff_paths(before, mine)]
     for key, label, _role in _TEMPLATE_ROLES:
         old_template_ref, new_template_ref = before.get(key), mine.get(key)
         if not old_template_ref or not new_template_ref or old_template_ref == new_template_ref:
@@ -554,7 +554,7 @@ def revision_changes(previous, row, templates=None):
         (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_template_ref), find_template(templates, new_template_ref)
         if old_state == "found" and new_state == "found":
             changes.extend({"path": paths.join_path(path), "before": old, "after": new} for path, old, new in
-                           template_clone.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
+                           clones.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
         elif "unread" in (old_state, new_state):
             notes.append(f"{label} specs not compared: the templates were not read")
         else:

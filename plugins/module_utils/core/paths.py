@@ -81,4 +81,4 @@ def merge_patch(changes):
 
 def json_pointer(path):
     """RFC 6901 pointer: ``/metadata/annotations/cluster.x-k8s.io~1paused``."""
-    return "".join("/" + str(key).replace("~", "~0").replace("/", "~1") for key in split_path(path))
+    return "".join(f"/{str(key).replace('~', '~0').replace('/', '~1')}" for key in split_path(path))

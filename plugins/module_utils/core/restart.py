@@ -16,6 +16,7 @@ __metaclass__ = type
 import datetime
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -26,7 +27,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import resource_
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -278,7 +279,7 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
                         f"({drift}): switching again")
     if new_infra_ref is not None:
-        written = apply_merge_patch(obj, changes.merge_patch())
+        written = diffs.apply_merge_patch(obj, changes.merge_patch())
         template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
             "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
         extra["required_templates"] = [item for item in tmpl.template_refs(template_spec, meta.get("namespace"))
@@ -299,7 +300,7 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
             revision = hist.next_revision(obj, machine_sets, entries)
         entries = kept
         entry = hist.make_entry(revision, now, action,
-                                hist.identity_of(obj, version), hist.identity_of(apply_merge_patch(obj, template_patch), version),
+                                hist.identity_of(obj, version), hist.identity_of(diffs.apply_merge_patch(obj, template_patch), version),
                                 rollout_id=rollout_id, reason=reason, actor=actor,
                                 rollout_after=timeutil.format_time(target_after) if action == SCHEDULED else None)
         hist.record_change(changes, obj, entry, history_limit, entries)

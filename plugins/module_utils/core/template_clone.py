@@ -79,7 +79,7 @@ def base_name(source_obj):
     meta = source_obj.get("metadata") or {}
     name = meta.get("name") or ""
     previous = (meta.get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) or ""
-    if previous and _HEX.match(previous) and name.endswith("-" + previous) and len(name) > len(previous) + 1:
+    if previous and _HEX.match(previous) and name.endswith(f"-{previous}") and len(name) > len(previous) + 1:
         return name[:-(len(previous) + 1)]
     return name
 
@@ -379,7 +379,7 @@ def _comparer(plan, explicit, user_labels, user_annotations):
         if explicit and plan["default_name"] != plan["name"]:
             suggestion = plan["default_name"]
         else:
-            suggestion = default_name(plan["base_name"], plan["hash"] + "-2")
+            suggestion = default_name(plan["base_name"], f"{plan['hash']}-2")
         raise RolloutError(
             f"already exists with a different spec ({shown} differ) and machine templates are immutable; "
             "nothing was changed", ref=plan["ref"], reason="template_conflict",

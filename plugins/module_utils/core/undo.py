@@ -24,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -34,7 +35,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import template 
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -314,7 +315,7 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
                               message=f"spec.template already equals revision {target['revision']} "
                                       f"({ms_name or 'from the history record'})", **extra)
-    written = apply_merge_patch(md, changes.merge_patch())
+    written = diffs.apply_merge_patch(md, changes.merge_patch())
     extra["required_templates"] = tmpl.template_refs(paths.get_path(written, "spec.template.spec", {}), meta.get("namespace"))
     if existing_templates is not None:
         unchecked = refuse_missing_templates(extra["required_templates"], existing_templates, target["revision"], ref)

@@ -94,8 +94,8 @@ def _cut(text, width):
     return text if len(text) <= width else text[:max(width - 1, 1)] + "~"
 
 
-def _ref(ref):
-    return f"{ref.get('kind')}/{ref.get('name')}" if isinstance(ref, dict) else "-"
+def _object_ref_text(object_ref):
+    return f"{object_ref.get('kind')}/{object_ref.get('name')}" if isinstance(object_ref, dict) else "-"
 
 
 def _title(resource):
@@ -123,7 +123,7 @@ def _cells(row, width):
         "time": _text(row.get("time")),
         "action": _text(row.get("action")),
         "version": _text(template.get("version")),
-        "infrastructure": _ref(template.get("infrastructure_ref")),
+        "infrastructure": _object_ref_text(template.get("infrastructure_ref")),
         "changes": _changes_cell(row),
         "reason": _text(row.get("reason")),
         "actor": _text(row.get("actor")),
@@ -151,8 +151,8 @@ def _detail(title, row):
     lines = [f"{title} revision {row.get('revision')}{' (current)' if row.get('current') else ''}"]
     lines.extend(f"  {label + ':':<12} {_text(value)}" for label, value in record)
     lines.append("  Template:")
-    for label, value in (("Version", template.get("version")), ("Infrastructure", _ref(template.get("infrastructure_ref"))),
-                         ("Bootstrap", _ref(template.get("bootstrap_ref")) if template.get("bootstrap_ref")
+    for label, value in (("Version", template.get("version")), ("Infrastructure", _object_ref_text(template.get("infrastructure_ref"))),
+                         ("Bootstrap", _object_ref_text(template.get("bootstrap_ref")) if template.get("bootstrap_ref")
                           else template.get("data_secret_name")),
                          ("Failure domain", template.get("failure_domain"))):
         lines.append(f"    {label + ':':<16} {_text(value)}")

@@ -14,6 +14,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import selection as selections
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
@@ -153,11 +154,11 @@ NOT_SERVED = ("api_not_served", "kind_not_served", "api_version_unsupported")
 
 
 def _control_plane_ref(cluster):
-    raw = apiversion.get_path(cluster, "spec.controlPlaneRef")
+    raw = paths.get_path(cluster, "spec.controlPlaneRef")
     ref = apiversion.normalize_ref(raw)
     if not ref or not ref.get("kind") or not ref.get("name"):
         return None
-    ref["namespace"] = (raw or {}).get("namespace") or apiversion.get_path(cluster, "metadata.namespace")
+    ref["namespace"] = (raw or {}).get("namespace") or paths.get_path(cluster, "metadata.namespace")
     return ref
 
 
@@ -186,7 +187,7 @@ def control_planes(api, discovery, clusters, cluster_names):
         for namespace in namespaces:
             items, _version = list_kind(api, discovery, apiversion.KUBEADM_CONTROL_PLANE, namespace)
             for item in items:
-                listed[(namespace, apiversion.get_path(item, "metadata.name"))] = item
+                listed[(namespace, paths.get_path(item, "metadata.name"))] = item
     for name, ref in refs.items():
         what = f"{ref['kind']} {ref['namespace']}/{ref['name']}"
         if name in kcps and len(kcps) > 1:

@@ -15,6 +15,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.client.targets import NOT_SERVED
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 DEFAULT_INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -65,7 +66,7 @@ def source_from_object(api, discovery, namespace, from_object):
         raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
     obj.setdefault("kind", kind)
     obj.setdefault("apiVersion", res["api_version"])
-    raw = apiversion.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
+    raw = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
     infra = apiversion.normalize_ref(raw)
     if not infra or not infra.get("kind") or not infra.get("name"):
         raise RolloutError(f"{kind} has no infrastructure machine template reference "
@@ -146,7 +147,7 @@ def template_exists(api, discovery, namespace, target, ref=None):
         raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
     # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
     # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
-    if not isinstance(apiversion.get_path(obj, ("spec", "template", "spec")), dict):
+    if not isinstance(paths.get_path(obj, ("spec", "template", "spec")), dict):
         raise RolloutError(
             f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
             "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",
@@ -192,7 +193,7 @@ def _list_templates(api, discovery, group, kind, names, namespace):
                 continue  # not this plural: ask discovery
             raise api_error(err, verb="list", resource={"group": group, "plural": plural}, namespace=namespace,
                             host=api.host)
-        return [item for item in body.get("items") or [] if apiversion.get_path(item, "metadata.name") in names]
+        return [item for item in body.get("items") or [] if paths.get_path(item, "metadata.name") in names]
 
 
 def existing_templates(api, discovery, required):

@@ -30,6 +30,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -273,7 +274,7 @@ class Waiter(object):
         new MachineSet holds them all (v1beta1 updatedReplicas), but fewer are up to date."""
         replicas = status.get("replicas") or {}
         desired = replicas.get("desired")
-        legacy_updated = apiversion.get_path(obj, apiversion.status_fields(group.kind, group.version)["v1beta1_updated"])
+        legacy_updated = paths.get_path(obj, apiversion.status_fields(group.kind, group.version)["v1beta1_updated"])
         return desired is not None and replicas.get("current") == desired == replicas.get("available") == legacy_updated
 
     def refresh_machine_sets(self, namespace, seen_rv=None):

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Where each rollout field lives per kind and API version, and dotted-path get/set helpers.
+"""Where each rollout field lives per kind and API version (the paths are read with core/paths.py).
 
 v1beta1 is what CAPI <= v1.10 stores (still served, deprecated, by v1.11+); v1beta2 is stored from
 v1.11 on. Everything else in the core asks this module for paths instead of hard-coding them.
@@ -8,8 +8,6 @@ v1.11 on. Everything else in the core asks this module for paths instead of hard
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
-
-import copy
 
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
@@ -196,82 +194,6 @@ def status_path(kind, version, field):
 
 
 # ---------------------------------------------------------------------------------------------
-# paths
-
-
-def split_path(path):
-    """Tuple of keys. Dotted strings for plain field names; tuples/lists when a key contains a dot
-    (label/annotation keys such as ``cluster.x-k8s.io/paused``)."""
-    if path is None:
-        return ()
-    if isinstance(path, (tuple, list)):
-        return tuple(path)
-    return tuple(part for part in str(path).split(".") if part)
-
-
-def join_path(path):
-    """Human form of a path: dotted, with keys that contain dots bracketed like kubectl's jsonpath."""
-    out = []
-    for key in split_path(path):
-        if "." in key or "/" in key:
-            out.append(f"[{key}]")
-        else:
-            out.append(("." if out else "") + key)
-    return "".join(out)
-
-
-def get_path(obj, path, default=None):
-    """Value at ``path`` in nested dicts; ``default`` when any level is missing or not a dict."""
-    cur = obj
-    for key in split_path(path):
-        if not isinstance(cur, dict) or key not in cur:
-            return default
-        cur = cur[key]
-    return default if cur is None else cur
-
-
-def has_path(obj, path):
-    cur = obj
-    for key in split_path(path):
-        if not isinstance(cur, dict) or key not in cur:
-            return False
-        cur = cur[key]
-    return True
-
-
-def set_path(target, path, value):
-    """Set ``value`` at ``path`` in ``target`` creating intermediate dicts; returns ``target``.
-
-    Used to build JSON merge patches: a value of None means "delete this key" (RFC 7386).
-    """
-    keys = split_path(path)
-    if not keys:
-        raise ValueError("empty path")
-    cur = target
-    for key in keys[:-1]:
-        nxt = cur.get(key)
-        if not isinstance(nxt, dict):
-            nxt = {}
-            cur[key] = nxt
-        cur = nxt
-    cur[keys[-1]] = value
-    return target
-
-
-def merge_patch(changes):
-    """Merge patch dict from an iterable of (path, value) pairs."""
-    patch = {}
-    for path, value in changes:
-        set_path(patch, path, copy.deepcopy(value))
-    return patch
-
-
-def json_pointer(path):
-    """RFC 6901 pointer: ``/metadata/annotations/cluster.x-k8s.io~1paused``."""
-    return "".join("/" + str(key).replace("~", "~0").replace("/", "~1") for key in split_path(path))
-
-
-# ---------------------------------------------------------------------------------------------
 # object references: v1beta1 corev1.ObjectReference {apiVersion, kind, name, namespace, uid, ...}
 # vs v1beta2 ContractVersionedObjectReference {apiGroup, kind, name}
 
@@ -283,15 +205,15 @@ def group_of(api_version):
     return api_version.split("/", 1)[0] if "/" in api_version else ""
 
 
-def normalize_ref(ref):
+def normalize_ref(object_ref):
     """``{api_group, kind, name}`` from either reference shape; None for no reference."""
-    if not isinstance(ref, dict) or not ref:
+    if not isinstance(object_ref, dict) or not object_ref:
         return None
-    if "apiGroup" in ref:
-        group = ref.get("apiGroup") or ""
+    if "apiGroup" in object_ref:
+        group = object_ref.get("apiGroup") or ""
     else:
-        group = group_of(ref.get("apiVersion"))
-    return {"api_group": group, "kind": ref.get("kind"), "name": ref.get("name")}
+        group = group_of(object_ref.get("apiVersion"))
+    return {"api_group": group, "kind": object_ref.get("kind"), "name": object_ref.get("name")}
 
 
 def ref_for_api(target, version, current=None):

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 
 TRUE = "True"
 FALSE = "False"
@@ -38,12 +39,12 @@ def normalize(raw_conditions):
 
 def metav1_conditions(obj, kind, version):
     """Normalized metav1-style conditions of ``obj`` (empty when the controller predates v1.9)."""
-    return normalize(apiversion.get_path(obj, apiversion.status_path(kind, version, "conditions"), []))
+    return normalize(paths.get_path(obj, apiversion.status_path(kind, version, "conditions"), []))
 
 
 def v1beta1_conditions(obj, kind, version):
     """Normalized CAPI v1beta1-style conditions of ``obj``."""
-    return normalize(apiversion.get_path(obj, apiversion.status_path(kind, version, "v1beta1_conditions"), []))
+    return normalize(paths.get_path(obj, apiversion.status_path(kind, version, "v1beta1_conditions"), []))
 
 
 def preferred_conditions(obj, kind, version):

@@ -13,7 +13,7 @@ import copy
 import json
 import re
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 
 # Keys YAML reads back as plain strings (covers label/annotation keys such as cluster.x-k8s.io/paused).
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
@@ -33,7 +33,7 @@ class ChangeSet:
         ``display``: optional (before_text, after_text) shown in before()/after()/changes()/diff()
         instead of the values (for long values such as the history annotation); the merge patch
         always carries the real ``after``."""
-        keys = apiversion.split_path(path)
+        keys = paths.split_path(path)
         for index, change in enumerate(self._changes):
             if change[0] == keys:
                 before = change[1]
@@ -53,7 +53,7 @@ class ChangeSet:
 
     def changes(self):
         """[{path, before, after}] with human paths (``spec.rollout.after``)."""
-        return [{"path": apiversion.join_path(change[0]), "before": _shown(change, 1), "after": _shown(change, 2)}
+        return [{"path": paths.join_path(change[0]), "before": _shown(change, 1), "after": _shown(change, 2)}
                 for change in self._changes]
 
     def items(self):
@@ -64,13 +64,13 @@ class ChangeSet:
         """RFC 7386 merge patch applying every change (None when nothing changes)."""
         if not self._changes:
             return None
-        return apiversion.merge_patch((change[0], change[2]) for change in self._changes)
+        return paths.merge_patch((change[0], change[2]) for change in self._changes)
 
     def _side(self, index):
         out = {}
         for change in self._changes:
             if change[index] is not None:
-                apiversion.set_path(out, change[0], _shown(change, index))
+                paths.set_path(out, change[0], _shown(change, index))
         return out
 
     def before(self):
@@ -146,7 +146,8 @@ def _scalar(value):
     text = str(value)
     if '"' in text and "\n" not in text and "\\" not in text:
         # Single quotes keep embedded JSON (the last-rollout record) readable.
-        return "'" + text.replace("'", "''") + "'"
+        escaped = text.replace("'", "''")
+        return f"'{escaped}'"
     # JSON strings are valid YAML and never misread (timestamps, "true", "1", ": ").
     return json.dumps(text)
 

@@ -37,13 +37,13 @@ import json
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
-from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
 
-get = apiversion.get_path
 
 DEFAULT_HISTORY_LIMIT = 10
 # Kubernetes allows 256 KiB for ALL annotations of an object together, and CAPI copies MD annotations
@@ -66,12 +66,12 @@ _TEXT_FIELDS = ("at", "action", "rollout_id", "reason", "actor", "rollout_after"
 def is_owned_by(machine_set, md):
     """clusterctl's getMachineSetsForDeployment filter: controlled by the MD (controller ownerRef;
     by uid when both have one, else by kind/name) and matched by the MD's non-empty selector."""
-    md_uid = get(md, "metadata.uid")
-    md_name = get(md, "metadata.name")
-    if get(machine_set, "metadata.namespace") != get(md, "metadata.namespace"):
+    md_uid = paths.get_path(md, "metadata.uid")
+    md_name = paths.get_path(md, "metadata.name")
+    if paths.get_path(machine_set, "metadata.namespace") != paths.get_path(md, "metadata.namespace"):
         return False
     controlled = False
-    for owner in get(machine_set, "metadata.ownerReferences", []) or []:
+    for owner in paths.get_path(machine_set, "metadata.ownerReferences", []) or []:
         if not owner.get("controller") or owner.get("kind") != apiversion.MACHINE_DEPLOYMENT:
             continue
         if md_uid and owner.get("uid"):
@@ -80,7 +80,7 @@ def is_owned_by(machine_set, md):
             controlled = owner.get("name") == md_name
     if not controlled:
         return False
-    return labelselector.matches(get(md, "spec.selector"), get(machine_set, "metadata.labels", {}))
+    return labelselector.matches(paths.get_path(md, "spec.selector"), paths.get_path(machine_set, "metadata.labels", {}))
 
 
 def owned_machine_sets(md, machine_sets):
@@ -127,9 +127,9 @@ def _is_text(value):
     return isinstance(value, str)
 
 
-def _valid_ref(ref):
-    return isinstance(ref, dict) and _is_text(ref.get("kind")) and _is_text(ref.get("name")) and all(
-        _is_text(ref[key]) for key in ("apiVersion", "apiGroup") if key in ref)
+def _valid_ref(object_ref):
+    return isinstance(object_ref, dict) and _is_text(object_ref.get("kind")) and _is_text(object_ref.get("name")) and all(
+        _is_text(object_ref[key]) for key in ("apiVersion", "apiGroup") if key in object_ref)
 
 
 def _valid_identity(identity):
@@ -168,7 +168,7 @@ def read_record(obj):
     """(entries, warnings): the readable entries of ``obj``'s history annotation, oldest first
     (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
     gives [] and a warning, unreadable entries are skipped with a warning."""
-    raw = (get(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
+    raw = (paths.get_path(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
     if raw is None or raw == "":
         return [], []
     where = f"{ref_of(obj)}: annotation {keys.HISTORY_ANNOTATION}"
@@ -241,10 +241,10 @@ def identity_of(obj, api_version=None):
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         version = apiversion.version_of(obj, api_version)
         return tmpl.compact_identity({
-            "version": get(obj, "spec.version"),
-            "infrastructureRef": get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")),
+            "version": paths.get_path(obj, "spec.version"),
+            "infrastructureRef": paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref")),
         })
-    return tmpl.compact_identity(get(obj, "spec.template.spec", {}))
+    return tmpl.compact_identity(paths.get_path(obj, "spec.template.spec", {}))
 
 
 def make_entry(revision, at, action, replaced, written, rollout_id=None, reason=None, actor=None, **details):
@@ -275,7 +275,7 @@ def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entr
         entries, _warnings = read_record(obj)
     new_entries = trim(list(entries) + [entry], history_limit)
     path = ("metadata", "annotations", keys.HISTORY_ANNOTATION)
-    before_raw = get(obj, path)
+    before_raw = paths.get_path(obj, path)
     before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
     after_text = f"{_display(new_entries)}; new: {serialize(entry)}"
     changes.record(path, before_raw, serialize(new_entries), display=(before_text, after_text))
@@ -388,7 +388,7 @@ def row_identity(row):
     """Compact identity of a collected row: the MachineSet's template (authoritative), else the
     record entry's ``to``, else the identity inferred from the next entry's ``from``."""
     if row["ms"] is not None:
-        return tmpl.compact_identity(get(row["ms"], "spec.template.spec", {}))
+        return tmpl.compact_identity(paths.get_path(row["ms"], "spec.template.spec", {}))
     if row["entry"] is not None:
         return row["entry"]["to"]
     return row["inferred"]
@@ -422,13 +422,13 @@ def _public(row, current, full=False):
         "current": row["revision"] == current,
         "source": row_source(row),
         "template": tmpl.identity(identity),
-        "time": entry.get("at") or (get(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
+        "time": entry.get("at") or (paths.get_path(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
         "action": entry.get("action"),
         "reason": entry.get("reason"),
         "rollout_id": entry.get("rollout_id"),
         "actor": entry.get("actor"),
-        "machine_set": get(ms, "metadata.name") if ms is not None else None,
-        "replicas": get(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
+        "machine_set": paths.get_path(ms, "metadata.name") if ms is not None else None,
+        "replicas": paths.get_path(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
     }
     if row["reused_as"] is not None:
         out["reused_as"] = row["reused_as"]
@@ -442,8 +442,8 @@ def _public(row, current, full=False):
             tmpl.identity(entry["to"]) if entry else None)
         if ms is not None:
             ms_view = views.machine_set_view(ms)
-            template = copy.deepcopy(get(ms, "spec.template", {}) or {})
-            (get(template, "metadata.labels", {}) or {}).pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
+            template = copy.deepcopy(paths.get_path(ms, "spec.template", {}) or {})
+            (paths.get_path(template, "metadata.labels", {}) or {}).pop(keys.MACHINE_TEMPLATE_HASH_LABEL, None)
             out.update({
                 "machine_set_template": template,
                 "machine_set_created": ms_view["created"],
@@ -495,32 +495,32 @@ def history_template_refs(obj, machine_sets=None, entries=None):
     is the ``templates`` of history_info / revision_changes."""
     if entries is None:
         entries, _warnings = read_record(obj)
-    namespace = get(obj, "metadata.namespace")
+    namespace = paths.get_path(obj, "metadata.namespace")
     out, seen = [], set()
     rows = collect(obj, machine_sets, entries)
     for revision in sorted(rows):
-        for ref in tmpl.template_refs(row_identity(rows[revision]), namespace):
-            key = (ref["api_group"], ref["kind"], ref["name"])
+        for template_ref in tmpl.template_refs(row_identity(rows[revision]), namespace):
+            key = (template_ref["api_group"], template_ref["kind"], template_ref["name"])
             if key not in seen:
                 seen.add(key)
-                out.append({k: ref[k] for k in ("role", "api_group", "kind", "name", "namespace")})
+                out.append({k: template_ref[k] for k in ("role", "api_group", "kind", "name", "namespace")})
     return out
 
 
-def find_template(templates, ref):
-    """(state, object) of template ``ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
+def find_template(templates, template_ref):
+    """(state, object) of template ``template_ref`` ({api_group, kind, name}) in ``templates`` ({(api_group, kind):
     [objects that exist]}, as client.templates.existing_templates reads them): ("found", obj), ("missing", None)
     when its kind was read and it is not there, ("unread", None) when its kind was not read."""
-    if templates is None or (ref["api_group"], ref["kind"]) not in templates:
+    if templates is None or (template_ref["api_group"], template_ref["kind"]) not in templates:
         return "unread", None
-    for obj in templates[(ref["api_group"], ref["kind"])] or []:
-        if get(obj, "metadata.name") == ref["name"]:
+    for obj in templates[(template_ref["api_group"], template_ref["kind"])] or []:
+        if paths.get_path(obj, "metadata.name") == template_ref["name"]:
             return "found", obj
     return "missing", None
 
 
-def _ref_words(ref):
-    return f"{ref['kind']} {ref['name']}"
+def _ref_words(template_ref):
+    return f"{template_ref['kind']} {template_ref['name']}"
 
 
 def revision_changes(previous, row, templates=None):
@@ -538,27 +538,27 @@ def revision_changes(previous, row, templates=None):
     notes = []
     mine = row.get("template") or {}
     for key, _label, _role in _TEMPLATE_ROLES:
-        ref = mine.get(key)
-        if ref and find_template(templates, ref)[0] == "missing":
-            notes.append(f"{_ref_words(ref)} no longer exists")
+        template_ref = mine.get(key)
+        if template_ref and find_template(templates, template_ref)[0] == "missing":
+            notes.append(f"{_ref_words(template_ref)} no longer exists")
     if previous is None:
         notes.append("oldest revision known: nothing to compare with")
         return {"previous_revision": None, "changes": [], "change_notes": notes}
     before = previous.get("template") or {}
-    changes = [{"path": apiversion.join_path(path), "before": old, "after": new}
-               for path, old, new in template_clone.diff_paths(before, mine)]
+    changes = [{"path": paths.join_path(path), "before": old, "after": new}
+               for path, old, new in clones.diff_paths(before, mine)]
     for key, label, _role in _TEMPLATE_ROLES:
-        old_ref, new_ref = before.get(key), mine.get(key)
-        if not old_ref or not new_ref or old_ref == new_ref:
+        old_template_ref, new_template_ref = before.get(key), mine.get(key)
+        if not old_template_ref or not new_template_ref or old_template_ref == new_template_ref:
             continue
-        (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_ref), find_template(templates, new_ref)
+        (old_state, old_obj), (new_state, new_obj) = find_template(templates, old_template_ref), find_template(templates, new_template_ref)
         if old_state == "found" and new_state == "found":
-            changes.extend({"path": apiversion.join_path(path), "before": old, "after": new} for path, old, new in
-                           template_clone.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
+            changes.extend({"path": paths.join_path(path), "before": old, "after": new} for path, old, new in
+                           clones.diff_paths(old_obj.get("spec"), new_obj.get("spec"), (label, "spec")))
         elif "unread" in (old_state, new_state):
             notes.append(f"{label} specs not compared: the templates were not read")
         else:
-            gone = [_ref_words(ref) for ref, state in ((old_ref, old_state), (new_ref, new_state)) if state == "missing"]
+            gone = [_ref_words(template_ref) for template_ref, state in ((old_template_ref, old_state), (new_template_ref, new_state)) if state == "missing"]
             notes.append(f"{label} specs not compared: {' and '.join(gone)} no longer exist{'s' if len(gone) == 1 else ''}")
     if not changes:
         notes.append(f"same template as revision {previous['revision']} (a restart)")
@@ -570,12 +570,12 @@ def template_specs(row, templates):
     each {kind, name, exists, spec} (exists null and spec null when not read), or null without a reference."""
     out = {}
     for key, label, _role in _TEMPLATE_ROLES:
-        ref = (row.get("template") or {}).get(key)
-        if not ref:
+        template_ref = (row.get("template") or {}).get(key)
+        if not template_ref:
             out[label] = None
             continue
-        state, obj = find_template(templates, ref)
-        out[label] = {"kind": ref["kind"], "name": ref["name"],
+        state, obj = find_template(templates, template_ref)
+        out[label] = {"kind": template_ref["kind"], "name": template_ref["name"],
                       "exists": None if state == "unread" else state == "found",
                       "spec": copy.deepcopy(obj.get("spec")) if obj is not None else None}
     return out

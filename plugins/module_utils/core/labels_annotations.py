@@ -1,6 +1,11 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Well-known Cluster API label/annotation keys (same in v1beta1 and v1beta2) and this collection's own."""
+"""Every label/annotation key the plugins use: Cluster API's (same in v1beta1 and v1beta2), this collection's
+own (``rollout.capi-rollout.dev/*``) and the few well-known Kubernetes/GitOps keys the template clone drops.
+
+The one home of these strings: other modules import the constants (docs/dev/STYLE.md). Only YAML that cannot
+import (module DOCUMENTATION/EXAMPLES, roles, Molecule) spells them out.
+"""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -19,11 +24,22 @@ DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
 SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
 CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
 CONTROL_PLANE_NAME_LABEL = "cluster.x-k8s.io/control-plane-name"
+# On a MachineDeployment created by a Cluster topology: its name in spec.topology.workers.machineDeployments.
+TOPOLOGY_DEPLOYMENT_NAME_LABEL = "topology.cluster.x-k8s.io/deployment-name"
+# Prefix of every key the topology controller sets and owns.
+TOPOLOGY_PREFIX = "topology.cluster.x-k8s.io/"
+# CAPI's bookkeeping on an infrastructure/bootstrap object cloned from a template.
+CLONED_FROM_NAME_ANNOTATION = "cluster.x-k8s.io/cloned-from-name"
+CLONED_FROM_GROUPKIND_ANNOTATION = "cluster.x-k8s.io/cloned-from-groupkind"
+# On a MachineSet (or MD/Cluster): preflight checks CAPI skips when it creates Machines.
+SKIP_PREFLIGHT_CHECKS_ANNOTATION = "machineset.cluster.x-k8s.io/skip-preflight-checks"
 # Unique per MachineSet; must be stripped when copying an MS template back into its MD (undo).
 MACHINE_TEMPLATE_HASH_LABEL = "machine-template-hash"
 # Marks ClusterClass-managed objects: the topology controller re-applies their template fields.
 TOPOLOGY_OWNED_LABEL = "topology.cluster.x-k8s.io/owned"
 
+# Prefix of every key of this collection's own (all below start with it).
+ROLLOUT_PREFIX = "rollout.capi-rollout.dev/"
 # This collection's record of its last action on an object: compact JSON {id, at, action, reason, actor}.
 # Kept in metadata.annotations (not spec.template) so writing it never causes a rollout.
 LAST_ROLLOUT_ANNOTATION = "rollout.capi-rollout.dev/last"
@@ -37,3 +53,13 @@ CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"
 SPEC_HASH_ANNOTATION = "rollout.capi-rollout.dev/spec-hash"
 # On the lock's Lease (core/lease.py): the holder's facts (refresh id, AWX job, start), for messages.
 LOCK_INFO_ANNOTATION = "rollout.capi-rollout.dev/lock-info"
+
+# Well-known keys of Kubernetes and GitOps tools (not Cluster API's): the template clone drops them
+# (core/template_clone.py) and the lock's Lease carries the managed-by label (core/lease.py).
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
+HELM_META_PREFIX = "meta.helm.sh/"
+ARGOCD_PREFIX = "argocd.argoproj.io/"
+FLUX_KUSTOMIZE_PREFIX = "kustomize.toolkit.fluxcd.io/"
+FLUX_HELM_PREFIX = "helm.toolkit.fluxcd.io/"

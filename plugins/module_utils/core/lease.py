@@ -165,7 +165,7 @@ def new_lease(name, namespace, holder, now, duration, info=None, labels=None):
     """A Lease object held by ``holder`` from ``now``."""
     stamp = format_micro(now)
     meta = {"name": name, "namespace": namespace,
-            "labels": dict(labels or {"app.kubernetes.io/managed-by": "capi.rollout"}),
+            "labels": dict(labels or {keys.MANAGED_BY_LABEL: "capi.rollout"}),
             "annotations": {keys.LOCK_INFO_ANNOTATION: _info_text(info)}}
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": meta,
             "spec": {"holderIdentity": holder, "leaseDurationSeconds": duration, "acquireTime": stamp,

@@ -26,19 +26,20 @@ import copy
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 
 TEST = "test"
 
 
 def pointer(path):
     """RFC 6901 pointer of ``path`` (``~`` -> ``~0``, ``/`` -> ``~1``, as in annotation keys)."""
-    return apiversion.json_pointer(path)
+    return paths.json_pointer(path)
 
 
 def _walk(doc, path):
     """(keys, depth, value): ``depth`` is how many leading keys of ``path`` hold a value in ``doc`` (null
     counts as absent, as on the API server) and ``value`` the value at that depth."""
-    path_keys = apiversion.split_path(path)
+    path_keys = paths.split_path(path)
     node = doc
     for depth, key in enumerate(path_keys):
         if not isinstance(node, dict) or node.get(key) is None:
@@ -51,14 +52,14 @@ def _covered(path_keys, tested):
     return any(path_keys[:len(done)] == done for done in tested)
 
 
-def guard_operations(obj, paths):
-    """``test`` operations that hold while every field in ``paths`` has the value it has in ``obj``.
+def guard_operations(obj, field_paths):
+    """``test`` operations that hold while every field in ``field_paths`` has the value it has in ``obj``.
 
     A present field is tested with its value; an absent one with null on its first missing member (see
     the module docstring). A path under one already tested is covered by that test and left out."""
     ops = []
     tested = []
-    for path in sorted((apiversion.split_path(p) for p in paths), key=len):
+    for path in sorted((paths.split_path(p) for p in field_paths), key=len):
         if _covered(path, tested):
             continue
         path_keys, depth, value = _walk(obj, path)
@@ -91,7 +92,7 @@ def change_operations(obj, changes):
         if after is None:
             if depth == len(path_keys):
                 ops.append({"op": "remove", "path": pointer(path_keys)})
-                parent = apiversion.get_path(doc, path_keys[:-1])
+                parent = paths.get_path(doc, path_keys[:-1])
                 parent.pop(path_keys[-1])
             continue
         if depth == len(path_keys):
@@ -99,7 +100,7 @@ def change_operations(obj, changes):
         else:
             ops.append({"op": "add", "path": pointer(path_keys[:depth + 1]),
                         "value": _nested(path_keys[depth + 1:], copy.deepcopy(after))})
-        apiversion.set_path(doc, path_keys, copy.deepcopy(after))
+        paths.set_path(doc, path_keys, copy.deepcopy(after))
     return ops
 
 
@@ -109,8 +110,8 @@ def json_patch(obj, changes, guarded):
     items = changes.items()
     if not items:
         return None
-    paths = list(guarded or ()) + [path_keys for path_keys, _before, _after in items]
-    return guard_operations(obj, paths) + change_operations(obj, [(path_keys, after) for path_keys, _before, after in items])
+    field_paths = list(guarded or ()) + [path_keys for path_keys, _before, _after in items]
+    return guard_operations(obj, field_paths) + change_operations(obj, [(path_keys, after) for path_keys, _before, after in items])
 
 
 def relied_on(kind, version, verb):
@@ -121,21 +122,21 @@ def relied_on(kind, version, verb):
     undo also: the records (last-rollout and history annotations: rollout_id idempotence, the next
     revision), the template (MD spec.template.spec version, infrastructureRef, bootstrap, failureDomain; KCP
     spec.version and its infrastructureRef) and the trigger (rolloutAfter / rollout.after)."""
-    paths = [("metadata", "annotations", keys.PAUSED_ANNOTATION)]
+    field_paths = [("metadata", "annotations", keys.PAUSED_ANNOTATION)]
     if kind == apiversion.MACHINE_DEPLOYMENT:
-        paths.append(("spec", "paused"))
+        field_paths.append(("spec", "paused"))
     if verb == "pause":
-        return paths
-    paths += [("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION),
-              ("metadata", "annotations", keys.HISTORY_ANNOTATION)]
-    paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "rollout_after")))
+        return field_paths
+    field_paths += [("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION),
+                    ("metadata", "annotations", keys.HISTORY_ANNOTATION)]
+    field_paths.append(paths.split_path(apiversion.spec_path(kind, version, "rollout_after")))
     if kind == apiversion.MACHINE_DEPLOYMENT:
         template_fields = ("version", "infrastructureRef", "bootstrap", "failureDomain")
-        paths.extend(("spec", "template", "spec", field) for field in template_fields)
+        field_paths.extend(("spec", "template", "spec", field) for field in template_fields)
     else:
-        paths.append(("spec", "version"))
-        paths.append(apiversion.split_path(apiversion.spec_path(kind, version, "infrastructure_ref")))
-    return paths
+        field_paths.append(("spec", "version"))
+        field_paths.append(paths.split_path(apiversion.spec_path(kind, version, "infrastructure_ref")))
+    return field_paths
 
 
 # What kube-apiserver answers when a JSON patch does not apply (a failed test among them), at least up to 1.2x:

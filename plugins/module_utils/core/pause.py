@@ -15,6 +15,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -22,16 +23,14 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.diff import Chan
 PAUSED = "paused"
 RESUMED = "resumed"
 
-get = apiversion.get_path
-
 
 def _warnings(obj, kind, paused, cluster):
     out = []
-    annotations = get(obj, "metadata.annotations", {}) or {}
+    annotations = paths.get_path(obj, "metadata.annotations", {}) or {}
     if kind == apiversion.MACHINE_DEPLOYMENT and not paused and keys.PAUSED_ANNOTATION in annotations:
         out.append(f"the annotation {keys.PAUSED_ANNOTATION} is still set: the MachineDeployment stays unreconciled until it is removed")
-    if not paused and cluster is not None and get(cluster, "spec.paused") is True:
-        out.append(f"Cluster {get(cluster, 'metadata.name')} has spec.paused true: nothing is reconciled until it is unpaused")
+    if not paused and cluster is not None and paths.get_path(cluster, "spec.paused") is True:
+        out.append(f"Cluster {paths.get_path(cluster, 'metadata.name')} has spec.paused true: nothing is reconciled until it is unpaused")
     return out
 
 
@@ -48,16 +47,16 @@ def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollo
     warnings = _warnings(obj, kind, paused, cluster)
     changes = ChangeSet()
     if kind == apiversion.MACHINE_DEPLOYMENT:
-        current = get(obj, "spec.paused") is True
+        current = paths.get_path(obj, "spec.paused") is True
         if current != paused:
-            changes.record("spec.paused", get(obj, "spec.paused"), bool(paused))
+            changes.record("spec.paused", paths.get_path(obj, "spec.paused"), bool(paused))
         where = "spec.paused"
     else:
         path = ("metadata", "annotations", keys.PAUSED_ANNOTATION)
-        current = apiversion.has_path(obj, path)
+        current = paths.has_path(obj, path)
         where = f"annotation {keys.PAUSED_ANNOTATION}"
         if current != paused:
-            changes.record(path, get(obj, path, "") if current else None, "true" if paused else None)
+            changes.record(path, paths.get_path(obj, path, "") if current else None, "true" if paused else None)
     if not changes.changed:
         state = "already paused" if paused else "not paused"
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=f"{kind} is {state} ({where})", warnings=warnings)

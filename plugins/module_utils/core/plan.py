@@ -7,9 +7,9 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -70,4 +70,4 @@ def record_path():
 
 
 def current_record_raw(obj):
-    return apiversion.get_path(obj, record_path())
+    return paths.get_path(obj, record_path())

@@ -205,8 +205,8 @@ def clone_outcomes(results):
 
 
 def _template(entry):
-    ref = _get(entry, "template", "infrastructure_ref") or {}
-    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")}, "version": _get(entry, "template", "version")}
+    infra_ref = _get(entry, "template", "infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": infra_ref.get("kind"), "name": infra_ref.get("name")}, "version": _get(entry, "template", "version")}
 
 
 def _original_name(clone):

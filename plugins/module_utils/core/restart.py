@@ -16,16 +16,18 @@ __metaclass__ = type
 import datetime
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -33,8 +35,6 @@ RESTARTED = "restarted"
 SCHEDULED = "scheduled"
 # Recorded actions a repeated rollout_id of a restart matches.
 ACTIONS = (RESTARTED, SCHEDULED)
-
-get = apiversion.get_path
 
 
 def _means_now(after):
@@ -105,15 +105,15 @@ def _topology_after_warning(obj, kind, cluster):
     """On v1.13+ a Cluster topology may set rollout.after itself; its value then wins over ours."""
     if cluster is None:
         return None
-    topology = get(cluster, "spec.topology", {}) or {}
+    topology = paths.get_path(cluster, "spec.topology", {}) or {}
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        after = get(topology, "controlPlane.rollout.after")
+        after = paths.get_path(topology, "controlPlane.rollout.after")
     else:
-        topo_name = (get(obj, "metadata.labels", {}) or {}).get("topology.cluster.x-k8s.io/deployment-name")
+        topo_name = (paths.get_path(obj, "metadata.labels", {}) or {}).get(keys.TOPOLOGY_DEPLOYMENT_NAME_LABEL)
         after = None
-        for entry in get(topology, "workers.machineDeployments", []) or []:
+        for entry in paths.get_path(topology, "workers.machineDeployments", []) or []:
             if entry.get("name") == topo_name:
-                after = get(entry, "rollout.after")
+                after = paths.get_path(entry, "rollout.after")
     if after:
         return (f"the Cluster topology sets rollout.after={after} for this object and the topology controller re-applies it; "
                 "set it in Cluster spec.topology instead")
@@ -121,9 +121,9 @@ def _topology_after_warning(obj, kind, cluster):
 
 
 def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
-    """Record the infrastructureRef change; returns the new normalized ref or None when equal."""
+    """Record the infrastructureRef change; returns the new normalized reference or None when equal."""
     path = apiversion.spec_path(kind, version, "infrastructure_ref")
-    current_raw = get(obj, path, {}) or {}
+    current_raw = paths.get_path(obj, path, {}) or {}
     current = apiversion.normalize_ref(current_raw)
     target = _target_ref(infrastructure_ref, current, ref)
     wanted = {k: target[k] for k in ("api_group", "kind", "name")}
@@ -136,11 +136,11 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
         raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
                            reason="invalid_infrastructure_ref")
     for key, value in new_raw.items():
-        changes.record(apiversion.split_path(path) + (key,), current_raw.get(key), value)
+        changes.record(paths.split_path(path) + (key,), current_raw.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
     for stale in ("uid", "resourceVersion", "fieldPath"):
         if current_raw.get(stale) is not None:
-            changes.record(apiversion.split_path(path) + (stale,), current_raw.get(stale), None)
+            changes.record(paths.split_path(path) + (stale,), current_raw.get(stale), None)
     return wanted
 
 
@@ -153,27 +153,27 @@ def _rolls_nothing(obj, kind, version, after, machine_sets, machines):
     if kind == apiversion.MACHINE_DEPLOYMENT:
         if machine_sets is None:
             return None
-        desired = tmpl.identity(get(obj, "spec.template.spec", {}))
+        desired = tmpl.identity(paths.get_path(obj, "spec.template.spec", {}))
         for ms in hist.owned_machine_sets(obj, machine_sets):
-            created = timeutil.parse_optional(get(ms, "metadata.creationTimestamp"))
+            created = timeutil.parse_optional(paths.get_path(ms, "metadata.creationTimestamp"))
             if created is not None and created >= after and \
-                    tmpl.up_to_date(tmpl.identity(get(ms, "spec.template.spec", {})), desired):
-                return (f"MachineSet {get(ms, 'metadata.name')} with the current template was created at "
+                    tmpl.up_to_date(tmpl.identity(paths.get_path(ms, "spec.template.spec", {})), desired):
+                return (f"MachineSet {paths.get_path(ms, 'metadata.name')} with the current template was created at "
                         f"{timeutil.format_time(created)}, not before {timeutil.format_time(after)}")
         return None
     if machines is None:
         return None
     owned = resource_info.owned_machines(obj, kind, machines)
-    created = [timeutil.parse_optional(get(m, "metadata.creationTimestamp")) for m in owned]
+    created = [timeutil.parse_optional(paths.get_path(m, "metadata.creationTimestamp")) for m in owned]
     if owned and all(when is not None and when >= after for when in created):
         return f"all {len(owned)} control plane Machines were created at or after {timeutil.format_time(after)}"
     return None
 
 
-def _replace_pending(entries, current_after, now, new_ref):
+def _replace_pending(entries, current_after, now, new_infra_ref):
     """(entries, revision): a scheduled restart that has not fired yet and is being replaced never
     produces a MachineSet, so its entry is dropped and its revision reused; else (entries, None)."""
-    if new_ref is not None or current_after is None or current_after <= now or not entries:
+    if new_infra_ref is not None or current_after is None or current_after <= now or not entries:
         return entries, None
     last = entries[-1]
     if last.get("action") == SCHEDULED and last.get("rollout_after") == timeutil.format_time(current_after):
@@ -187,7 +187,7 @@ def _template_drift(obj, kind, version, infrastructure_ref):
     if not infrastructure_ref:
         return None
     wanted = infrastructure_ref if isinstance(infrastructure_ref, dict) else {"name": infrastructure_ref}
-    current = get(obj, apiversion.spec_path(kind, version, "infrastructure_ref")) or {}
+    current = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref")) or {}
     if current.get("name") == wanted.get("name") and wanted.get("kind") in (None, current.get("kind")):
         return None
     return f"infrastructure template is {current.get('kind')} {current.get('name')}, not {wanted.get('name')}"
@@ -228,7 +228,7 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     meta = obj.get("metadata") or {}
     ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
     after_path = apiversion.spec_path(kind, version, "rollout_after")
-    current_after_raw = get(obj, after_path)
+    current_after_raw = paths.get_path(obj, after_path)
     current_after = timeutil.parse_optional(current_after_raw)
     extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
              "required_templates": []}
@@ -256,10 +256,10 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
                 reason="rollout_scheduled")
 
     changes = ChangeSet()
-    new_ref = None
+    new_infra_ref = None
     if infrastructure_ref:
-        new_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
-    if new_ref is None and explicit_after and target_after <= now:
+        new_infra_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
+    if new_infra_ref is None and explicit_after and target_after <= now:
         why = _rolls_nothing(obj, kind, version, target_after, machine_sets, machines)
         if why:
             plan = unchanged(f"{after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}")
@@ -267,21 +267,21 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
                                     "use after=now to roll every Machine")
             return plan
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
-    if new_ref is None or after is not None:
+    if new_infra_ref is None or after is not None:
         if current_after != target_after:
             changes.record(after_path, current_after_raw, timeutil.format_time(target_after))
     if not changes.changed:
         return unchanged(f"{after_path} is already {timeutil.format_time(target_after)}")
 
-    action = SCHEDULED if target_after > now and new_ref is None else RESTARTED
+    action = SCHEDULED if target_after > now and new_infra_ref is None else RESTARTED
     warnings = list(record_warnings)
     if drift:
         warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
                         f"({drift}): switching again")
-    if new_ref is not None:
-        written = apply_merge_patch(obj, changes.merge_patch())
-        template_spec = get(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
-            "infrastructureRef": get(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
+    if new_infra_ref is not None:
+        written = diffs.apply_merge_patch(obj, changes.merge_patch())
+        template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
+            "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
         extra["required_templates"] = [item for item in tmpl.template_refs(template_spec, meta.get("namespace"))
                                        if item["role"] == "infrastructure"]
     if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):
@@ -289,30 +289,30 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         if warning:
             warnings.append(warning)
     if record:
-        details = {"infrastructure_ref": new_ref["name"]} if new_ref else {}
+        details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
         if action == SCHEDULED:
             details["after"] = timeutil.format_time(target_after)
         template_patch = changes.merge_patch()
         changes.record(plans.record_path(), plans.current_record_raw(obj),
                        plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor, **details))
-        kept, revision = _replace_pending(entries, current_after, now, new_ref)
+        kept, revision = _replace_pending(entries, current_after, now, new_infra_ref)
         if revision is None:
             revision = hist.next_revision(obj, machine_sets, entries)
         entries = kept
         entry = hist.make_entry(revision, now, action,
-                                hist.identity_of(obj, version), hist.identity_of(apply_merge_patch(obj, template_patch), version),
+                                hist.identity_of(obj, version), hist.identity_of(diffs.apply_merge_patch(obj, template_patch), version),
                                 rollout_id=rollout_id, reason=reason, actor=actor,
                                 rollout_after=timeutil.format_time(target_after) if action == SCHEDULED else None)
         hist.record_change(changes, obj, entry, history_limit, entries)
         extra["history_revision"] = entry["revision"]
 
-    if new_ref is not None:
-        message = f"infrastructure template switched to {new_ref['kind']} {new_ref['name']}, a rollout follows"
+    if new_infra_ref is not None:
+        message = f"infrastructure template switched to {new_infra_ref['kind']} {new_infra_ref['name']}, a rollout follows"
     elif action == SCHEDULED:
         message = f"rollout scheduled for {timeutil.format_time(target_after)} ({after_path})"
     else:
         message = f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
-    if new_ref is None or after is not None:
+    if new_infra_ref is None or after is not None:
         extra["rollout_after"] = timeutil.format_time(target_after)
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings,
                           relied_on=patches.relied_on(kind, version, "restart"), **extra)

@@ -16,24 +16,23 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_common import (
     counter_wait, pending_wait, result, rolling_out_wait,
 )
 
-get = apiversion.get_path
-
 
 def _version_wait(ref, obj, version):
-    want = get(obj, "spec.version")
-    versions = get(obj, "status.versions") if version == apiversion.V1BETA2 else None
+    want = paths.get_path(obj, "spec.version")
+    versions = paths.get_path(obj, "status.versions") if version == apiversion.V1BETA2 else None
     if versions:
         seen = sorted({entry.get("version") for entry in versions if entry.get("version")})
         if seen != [want]:
             return ("version", f"Waiting for {ref} rollout to finish: machines run {', '.join(seen)}, {want} required...")
         return None
-    reported = get(obj, "status.version")
+    reported = paths.get_path(obj, "status.version")
     if want and reported and reported != want:
         # status.version is the lowest version among the control plane Machines.
         return ("version", f"Waiting for {ref} rollout to finish: lowest machine version {reported}, {want} required...")
@@ -57,23 +56,23 @@ def control_plane_status(obj, api_version=None, now=None):
     ref, generation = kcp["ref"], kcp["generation"]
     fields = apiversion.status_fields(kind, version)
     desired = kcp["replicas"]["desired"]
-    current = get(obj, fields["replicas"], 0)
+    current = paths.get_path(obj, fields["replicas"], 0)
     if version == apiversion.V1BETA2:
-        updated = get(obj, fields["up_to_date"], 0)
-        ready = get(obj, fields["ready"], 0)
-        available = get(obj, fields["available"], 0)
+        updated = paths.get_path(obj, fields["up_to_date"], 0)
+        ready = paths.get_path(obj, fields["ready"], 0)
+        available = paths.get_path(obj, fields["available"], 0)
     else:
-        new_up_to_date = get(obj, fields["up_to_date"])
-        legacy_updated = get(obj, fields["v1beta1_updated"], 0)
+        new_up_to_date = paths.get_path(obj, fields["up_to_date"])
+        legacy_updated = paths.get_path(obj, fields["v1beta1_updated"], 0)
         updated = legacy_updated if new_up_to_date is None else min(legacy_updated, new_up_to_date)
         # v1.9+ controllers count ready Machines in status.v1beta2 from the Machines' conditions; the
         # legacy readyReplicas comes from the workload cluster's Nodes and is reset to 0 on every
         # reconcile that cannot reach it (v1.10.10 controlplane/kubeadm/internal/controllers/status.go),
         # which would fail a soak over a network blip.
-        modern_ready = get(obj, fields["ready"])
-        ready = get(obj, fields["v1beta1_ready"], 0) if modern_ready is None else modern_ready
+        modern_ready = paths.get_path(obj, fields["ready"])
+        ready = paths.get_path(obj, fields["v1beta1_ready"], 0) if modern_ready is None else modern_ready
         # Only v1.9+ controllers report availability for a KCP.
-        available = get(obj, fields["available"])
+        available = paths.get_path(obj, fields["available"])
     # Where availability is not reported, ready Machines stand in for available ones.
     effective_available = ready if available is None else min(ready, available)
     replicas = {"desired": desired, "current": current, "up_to_date": updated, "ready": ready, "available": available}
@@ -86,7 +85,7 @@ def control_plane_status(obj, api_version=None, now=None):
     if desired is None:
         return waiting("replicas", f"Waiting for {ref} spec.replicas to be set...")
     after_path = apiversion.spec_path(kind, version, "rollout_after")
-    wait = pending_wait(ref, after_path, timeutil.parse_optional(get(obj, after_path)), now)
+    wait = pending_wait(ref, after_path, timeutil.parse_optional(paths.get_path(obj, after_path)), now)
     if wait:
         return waiting(*wait)
     wait = counter_wait(ref, desired, current, updated, effective_available,

@@ -29,14 +29,13 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_common import (
     counter_wait, pending_wait, result, rolling_out_wait, smallest,
 )
-
-get = apiversion.get_path
 
 
 def deployment_complete(desired, current, updated, available, generation=None, observed_generation=None):
@@ -49,20 +48,20 @@ def deployment_complete(desired, current, updated, available, generation=None, o
 def _new_and_old(md, version, machine_sets, now):
     """(new MachineSets, [(name, replicas)] of old ones with replicas, expired rolloutAfter or None)."""
     after_path = apiversion.spec_path(apiversion.MACHINE_DEPLOYMENT, version, "rollout_after")
-    after = timeutil.parse_optional(get(md, after_path))
+    after = timeutil.parse_optional(paths.get_path(md, after_path))
     expired = after if after is not None and now is not None and after <= timeutil.to_utc(now) else None
-    desired = tmpl.identity(get(md, "spec.template.spec", {}))
+    desired = tmpl.identity(paths.get_path(md, "spec.template.spec", {}))
     new, old = [], []
     for ms in hist.owned_machine_sets(md, machine_sets):
-        created = timeutil.parse_optional(get(ms, "metadata.creationTimestamp"))
+        created = timeutil.parse_optional(paths.get_path(ms, "metadata.creationTimestamp"))
         # Same rule as CAPI's FindNewMachineSet: template match, and not older than an expired rolloutAfter.
-        is_new = tmpl.up_to_date(tmpl.identity(get(ms, "spec.template.spec", {})), desired) and not (
+        is_new = tmpl.up_to_date(tmpl.identity(paths.get_path(ms, "spec.template.spec", {})), desired) and not (
             expired is not None and created is not None and created < expired)
-        replicas = max(get(ms, "spec.replicas", 0) or 0, get(ms, "status.replicas", 0) or 0)
+        replicas = max(paths.get_path(ms, "spec.replicas", 0) or 0, paths.get_path(ms, "status.replicas", 0) or 0)
         if is_new:
             new.append(ms)
         elif replicas > 0:
-            old.append((get(ms, "metadata.name"), replicas))
+            old.append((paths.get_path(ms, "metadata.name"), replicas))
     return new, old, expired
 
 
@@ -95,13 +94,13 @@ def bug_13182_warning(ref, md, version, machine_sets, now, desired, current, ava
     if expired is None or old or len(new) != 1:
         return None
     ms = new[0]
-    created = timeutil.parse_optional(get(ms, "metadata.creationTimestamp"))
+    created = timeutil.parse_optional(paths.get_path(ms, "metadata.creationTimestamp"))
     if created is None or timeutil.truncate_seconds(created) != timeutil.truncate_seconds(expired):
         return None
-    if (get(ms, "status.replicas", 0) or 0) != desired or (get(ms, "spec.replicas", 0) or 0) != desired:
+    if (paths.get_path(ms, "status.replicas", 0) or 0) != desired or (paths.get_path(ms, "spec.replicas", 0) or 0) != desired:
         return None
     after_path = apiversion.spec_path(apiversion.MACHINE_DEPLOYMENT, version, "rollout_after")
-    return (f"every Machine runs on MachineSet {get(ms, 'metadata.name')}, created in the same second as "
+    return (f"every Machine runs on MachineSet {paths.get_path(ms, 'metadata.name')}, created in the same second as "
             f"{after_path} ({timeutil.format_time(expired)}); Cluster API v1.10.0-v1.12.3 keep such Machines "
             "UpToDate=False while the field is set (upstream bug kubernetes-sigs/cluster-api#13182), so the "
             "up-to-date counters and RollingOut never settle. The rollout is complete. Clear "
@@ -120,14 +119,14 @@ def machine_deployment_status(obj, api_version=None, machine_sets=None, now=None
     ref, generation = md["ref"], md["generation"]
     fields = apiversion.status_fields(kind, version)
     desired = md["replicas"]["desired"]
-    current = get(obj, fields["replicas"], 0)
+    current = paths.get_path(obj, fields["replicas"], 0)
     if version == apiversion.V1BETA2:
-        updated = smallest(get(obj, fields["up_to_date"], 0), get(obj, fields["v1beta1_updated"]))
-        available = get(obj, fields["available"], 0)
+        updated = smallest(paths.get_path(obj, fields["up_to_date"], 0), paths.get_path(obj, fields["v1beta1_updated"]))
+        available = paths.get_path(obj, fields["available"], 0)
     else:
         # Old counters are what this API defines; the v1.9+ up-to-date counter tightens "updated".
-        updated = smallest(get(obj, fields["v1beta1_updated"], 0), get(obj, fields["up_to_date"]))
-        available = get(obj, fields["v1beta1_available"], 0)
+        updated = smallest(paths.get_path(obj, fields["v1beta1_updated"], 0), paths.get_path(obj, fields["up_to_date"]))
+        available = paths.get_path(obj, fields["v1beta1_available"], 0)
     replicas = {"desired": desired, "current": current, "up_to_date": updated, "available": available,
                 "ready": md["replicas"]["ready"]}
 
@@ -142,7 +141,7 @@ def machine_deployment_status(obj, api_version=None, machine_sets=None, now=None
     if desired is None:
         return waiting("replicas", f"Waiting for {ref} spec.replicas to be set...")
     after_path = apiversion.spec_path(kind, version, "rollout_after")
-    wait = pending_wait(ref, after_path, timeutil.parse_optional(get(obj, after_path)), now)
+    wait = pending_wait(ref, after_path, timeutil.parse_optional(paths.get_path(obj, after_path)), now)
     if wait:
         return waiting(*wait)
     wait = counter_wait(ref, desired, current, updated, available)
@@ -153,7 +152,7 @@ def machine_deployment_status(obj, api_version=None, machine_sets=None, now=None
         wait = machine_set_wait(ref, obj, version, machine_sets, now)
         if wait:
             return waiting(*wait)
-    elif version == apiversion.V1BETA2 and get(obj, fields["v1beta1_updated"]) is None:
+    elif version == apiversion.V1BETA2 and paths.get_path(obj, fields["v1beta1_updated"]) is None:
         return waiting("machine_sets", f"Waiting for {ref} rollout to finish: without "
                                        f"{fields['v1beta1_updated']} only its MachineSets tell whether the "
                                        "up-to-date counter is current...")

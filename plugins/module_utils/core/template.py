@@ -27,8 +27,8 @@ def identity(template_spec):
     }
 
 
-def _ref_text(ref):
-    return f"{ref['kind']} {ref['name']}" if ref else "<none>"
+def _ref_text(object_ref):
+    return f"{object_ref['kind']} {object_ref['name']}" if object_ref else "<none>"
 
 
 def differences(current, desired):
@@ -64,12 +64,12 @@ def up_to_date(current, desired):
 _REF_KEYS = ("apiVersion", "apiGroup", "kind", "name")
 
 
-def compact_ref(ref):
+def compact_ref(object_ref):
     """A reference reduced to what identifies it: apiVersion (v1beta1) or apiGroup (v1beta2), kind,
     name; namespace/uid/resourceVersion/fieldPath are dropped. None for no reference."""
-    if not isinstance(ref, dict) or not ref:
+    if not isinstance(object_ref, dict) or not object_ref:
         return None
-    return {key: ref[key] for key in _REF_KEYS if ref.get(key) is not None}
+    return {key: object_ref[key] for key in _REF_KEYS if object_ref.get(key) is not None}
 
 
 def compact_identity(template_spec):
@@ -105,23 +105,23 @@ def template_refs(template_spec, namespace):
     out = []
     for role, raw in (("infrastructure", spec.get("infrastructureRef")),
                       ("bootstrap", (spec.get("bootstrap") or {}).get("configRef"))):
-        ref = apiversion.normalize_ref(raw)
-        if not ref or not ref.get("kind") or not ref.get("name"):
+        object_ref = apiversion.normalize_ref(raw)
+        if not object_ref or not object_ref.get("kind") or not object_ref.get("name"):
             continue
-        entry = {"role": role, "api_group": ref["api_group"], "kind": ref["kind"], "name": ref["name"], "namespace": namespace}
+        entry = {"role": role, "api_group": object_ref["api_group"], "kind": object_ref["kind"], "name": object_ref["name"], "namespace": namespace}
         if raw.get("apiVersion"):
             entry["api_version"] = raw["apiVersion"]
         out.append(entry)
     return out
 
 
-def templates_by_kind(refs):
-    """{(api_group, kind): [names]} of template refs: one list call per kind checks them all."""
+def templates_by_kind(required):
+    """{(api_group, kind): [names]} of template references: one list call per kind checks them all."""
     out = {}
-    for ref in refs or []:
-        names = out.setdefault((ref["api_group"], ref["kind"]), [])
-        if ref["name"] not in names:
-            names.append(ref["name"])
+    for template_ref in required or []:
+        names = out.setdefault((template_ref["api_group"], template_ref["kind"]), [])
+        if template_ref["name"] not in names:
+            names.append(template_ref["name"])
     return out
 
 
@@ -143,8 +143,8 @@ def template_key(item, kind_key=None):
         return group, kind, item["metadata"].get("name")
     if "api_group" in item:
         return item.get("api_group"), item.get("kind"), item.get("name")
-    ref = apiversion.normalize_ref(item)
-    return (ref["api_group"], ref["kind"], ref["name"]) if ref else None
+    object_ref = apiversion.normalize_ref(item)
+    return (object_ref["api_group"], object_ref["kind"], object_ref["name"]) if object_ref else None
 
 
 def missing_templates(required, existing):
@@ -153,7 +153,7 @@ def missing_templates(required, existing):
     ``existing`` is either a mapping {(api_group, kind): names or objects} - only kinds that are keys
     count as checked, the others are returned as ``unchecked`` - or an iterable of objects / refs /
     (group, kind, name) tuples, which counts every kind as checked. Objects in another namespace
-    than the required ref do not count.
+    than the required reference do not count.
     """
     found = set()
     checked = None
@@ -172,10 +172,10 @@ def missing_templates(required, existing):
             namespace = item["metadata"].get("namespace") if isinstance(item, dict) and isinstance(item.get("metadata"), dict) else None
             found.add((template_key(item), namespace))
     missing, unchecked = [], []
-    for ref in required or []:
-        key = (ref["api_group"], ref["kind"], ref["name"])
+    for template_ref in required or []:
+        key = (template_ref["api_group"], template_ref["kind"], template_ref["name"])
         if checked is not None and (key[0], key[1]) not in checked:
-            unchecked.append(ref)
-        elif (key, None) not in found and (key, ref.get("namespace")) not in found:
-            missing.append(ref)
+            unchecked.append(template_ref)
+        elif (key, None) not in found and (key, template_ref.get("namespace")) not in found:
+            missing.append(template_ref)
     return missing, unchecked

@@ -30,6 +30,7 @@ import re
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 # This collection's annotations on a clone: where it came from, and the hash in its name.
@@ -40,15 +41,13 @@ TEMPLATE_SPEC_PATH = ("spec", "template", "spec")
 
 # Labels never copied: set and owned by controllers (the topology controller, the MachineSet
 # controller) or by GitOps tools, which would prune or claim an object they did not create.
-DROPPED_LABEL_PREFIXES = ("topology.cluster.x-k8s.io/", "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/")
-DROPPED_LABELS = (keys.MACHINE_TEMPLATE_HASH_LABEL, keys.SET_NAME_LABEL, "app.kubernetes.io/managed-by",
-                  "app.kubernetes.io/instance")
+DROPPED_LABEL_PREFIXES = (keys.TOPOLOGY_PREFIX, keys.FLUX_KUSTOMIZE_PREFIX, keys.FLUX_HELM_PREFIX)
+DROPPED_LABELS = (keys.MACHINE_TEMPLATE_HASH_LABEL, keys.SET_NAME_LABEL, keys.MANAGED_BY_LABEL, keys.INSTANCE_LABEL)
 # Annotations never copied: this collection's own (written fresh), CAPI's clone bookkeeping, the
 # topology controller's, GitOps ownership markers and kubectl's copy of the last applied object.
-DROPPED_ANNOTATION_PREFIXES = ("rollout.capi-rollout.dev/", "topology.cluster.x-k8s.io/", "meta.helm.sh/",
-                               "argocd.argoproj.io/", "kustomize.toolkit.fluxcd.io/", "helm.toolkit.fluxcd.io/")
-DROPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", "cluster.x-k8s.io/cloned-from-name",
-                       "cluster.x-k8s.io/cloned-from-groupkind")
+DROPPED_ANNOTATION_PREFIXES = (keys.ROLLOUT_PREFIX, keys.TOPOLOGY_PREFIX, keys.HELM_META_PREFIX,
+                               keys.ARGOCD_PREFIX, keys.FLUX_KUSTOMIZE_PREFIX, keys.FLUX_HELM_PREFIX)
+DROPPED_ANNOTATIONS = (keys.LAST_APPLIED_ANNOTATION, keys.CLONED_FROM_NAME_ANNOTATION, keys.CLONED_FROM_GROUPKIND_ANNOTATION)
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HEX = re.compile(r"^[0-9a-f]+$")
@@ -80,7 +79,7 @@ def base_name(source_obj):
     meta = source_obj.get("metadata") or {}
     name = meta.get("name") or ""
     previous = (meta.get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) or ""
-    if previous and _HEX.match(previous) and name.endswith("-" + previous) and len(name) > len(previous) + 1:
+    if previous and _HEX.match(previous) and name.endswith(f"-{previous}") and len(name) > len(previous) + 1:
         return name[:-(len(previous) + 1)]
     return name
 
@@ -173,7 +172,7 @@ def diff_paths(before, after, prefix=()):
 
 
 def _changes(before, after, prefix):
-    return [{"path": apiversion.join_path(path), "before": old, "after": new}
+    return [{"path": paths.join_path(path), "before": old, "after": new}
             for path, old, new in diff_paths(before, after, prefix)]
 
 
@@ -194,7 +193,7 @@ def dropped_fields(planned, actual):
     out = []
     for path, old, new in diff_paths((planned or {}).get("spec") or {}, (actual or {}).get("spec") or {}, ("spec",)):
         if old is not None and new is None:
-            out.append(apiversion.join_path(path))
+            out.append(paths.join_path(path))
     return out
 
 
@@ -211,8 +210,8 @@ def refuse_ineffective(plan, source_obj, result):
             "carry it; nothing was changed", ref=plan["ref"], reason="pruned_fields",
             hint=f"fix the field name in overrides (kubectl explain {plan['kind'].lower()}.spec.template.spec lists the "
                  "fields the installed provider knows)")
-    if plan["overridden"] and apiversion.get_path(result, TEMPLATE_SPEC_PATH) == \
-            apiversion.get_path(source_obj, TEMPLATE_SPEC_PATH):
+    if plan["overridden"] and paths.get_path(result, TEMPLATE_SPEC_PATH) == \
+            paths.get_path(source_obj, TEMPLATE_SPEC_PATH):
         raise RolloutError(
             f"the overrides change nothing: spec.template.spec of the clone would equal the one of "
             f"{make_ref(plan['kind'], plan['namespace'], plan['source_ref']['name'])}, and switching to it would replace "
@@ -237,8 +236,8 @@ def _source_parts(source_obj):
     if not kind or not name or not api_version:
         raise RolloutError("the source template has no kind, apiVersion or metadata.name", ref=ref,
                            reason="invalid_source")
-    template_spec = apiversion.get_path(source_obj, TEMPLATE_SPEC_PATH)
-    if not isinstance(template_spec, dict) or not apiversion.has_path(source_obj, TEMPLATE_SPEC_PATH):
+    template_spec = paths.get_path(source_obj, TEMPLATE_SPEC_PATH)
+    if not isinstance(template_spec, dict) or not paths.has_path(source_obj, TEMPLATE_SPEC_PATH):
         raise RolloutError(f"{kind} {namespace}/{name} has no spec.template.spec: it is not an infrastructure machine "
                            "template; nothing was changed", ref=ref, reason="invalid_source",
                            hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) as source")
@@ -374,13 +373,13 @@ def _comparer(plan, explicit, user_labels, user_annotations):
                                 f"{', '.join(missing)}; its metadata was not changed")
             return {"changed": False, "warnings": warnings,
                     "message": f"{plan['ref']} already exists with the same spec; nothing to do"}
-        shown = ", ".join(apiversion.join_path(path) for path, _old, _new in differing[:5])
+        shown = ", ".join(paths.join_path(path) for path, _old, _new in differing[:5])
         if len(differing) > 5:
             shown += f" and {len(differing) - 5} more"
         if explicit and plan["default_name"] != plan["name"]:
             suggestion = plan["default_name"]
         else:
-            suggestion = default_name(plan["base_name"], plan["hash"] + "-2")
+            suggestion = default_name(plan["base_name"], f"{plan['hash']}-2")
         raise RolloutError(
             f"already exists with a different spec ({shown} differ) and machine templates are immutable; "
             "nothing was changed", ref=plan["ref"], reason="template_conflict",

@@ -24,16 +24,18 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet, apply_merge_patch
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -45,8 +47,6 @@ _NO_HISTORY_HINT = ("CAPI v1.11+ deletes old MachineSets once a rollout complete
                     f"(annotation {keys.HISTORY_ANNOTATION}); capi_rollout_info with history=true lists them")
 _SPEC = ("spec", "template", "spec")
 _STALE_REF_KEYS = ("uid", "resourceVersion", "fieldPath")
-
-get = apiversion.get_path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def _validate_revision(to_revision, ref):
 
 def _target(revision, row, ms=None):
     ms = ms if ms is not None else row["ms"]
-    identity = tmpl.compact_identity(get(ms, "spec.template.spec", {})) if ms is not None else hist.row_identity(row)
+    identity = tmpl.compact_identity(paths.get_path(ms, "spec.template.spec", {})) if ms is not None else hist.row_identity(row)
     return {"revision": revision, "machine_set": ms, "source": hist.SOURCE_MACHINE_SET if ms is not None else hist.SOURCE_RECORD,
             "identity": identity}
 
@@ -126,9 +126,9 @@ def _api_version_hints(md, machine_sets, entries):
             if isinstance(raw, dict) and raw.get("apiVersion"):
                 hints.setdefault(apiversion.group_of(raw["apiVersion"]), raw["apiVersion"])
 
-    add(get(md, "spec.template.spec", {}))
+    add(paths.get_path(md, "spec.template.spec", {}))
     for ms in hist.owned_machine_sets(md, machine_sets):
-        add(get(ms, "spec.template.spec", {}))
+        add(paths.get_path(ms, "spec.template.spec", {}))
     for entry in reversed(entries):
         add(entry.get("to"))
         add(entry.get("from"))
@@ -171,7 +171,7 @@ def identity_changes(md, version, target_identity, ref, hints=None):
     version, infrastructureRef, bootstrap.configRef / dataSecretName and failureDomain are touched."""
     changes = ChangeSet()
     hints = hints or {}
-    current = get(md, "spec.template.spec", {}) or {}
+    current = paths.get_path(md, "spec.template.spec", {}) or {}
     target = target_identity or {}
     changes.record(_SPEC + ("version",), current.get("version"), target.get("version"))
     _write_ref(changes, _SPEC + ("infrastructureRef",), current.get("infrastructureRef"), target.get("infrastructureRef"),
@@ -228,7 +228,7 @@ def _skew(target_identity, revision, control_plane, control_plane_version, force
             + "; ".join(problem["message"] for problem in problems), ref=ref,
             hint="pick another revision or move the control plane first (control-plane downgrades are unsupported); "
                  "force=true rolls back anyway, but CAPI's MachineSet preflight checks will then hold the new Machines "
-                 "(unless machineset.cluster.x-k8s.io/skip-preflight-checks is set)",
+                 f"(unless {keys.SKIP_PREFLIGHT_CHECKS_ANNOTATION} is set)",
             reason="version_skew")
     return [f"ignored because force=true: {problem['message']}" for problem in problems]
 
@@ -305,7 +305,7 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
     if extra["from_revision"] is None:
         extra["from_revision"] = extra["revision_before"]
     target = find_target(md, machine_sets, to_revision, ref, entries)
-    ms_name = get(target["machine_set"], "metadata.name") if target["machine_set"] is not None else None
+    ms_name = paths.get_path(target["machine_set"], "metadata.name") if target["machine_set"] is not None else None
     origin = f"MachineSet {ms_name}" if ms_name else "the history record"
     extra.update(to_revision=target["revision"], target_revision=target["revision"], target_machine_set=ms_name,
                  target_source=target["source"], target_template=tmpl.identity(target["identity"]))
@@ -315,15 +315,15 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
                               message=f"spec.template already equals revision {target['revision']} "
                                       f"({ms_name or 'from the history record'})", **extra)
-    written = apply_merge_patch(md, changes.merge_patch())
-    extra["required_templates"] = tmpl.template_refs(get(written, "spec.template.spec", {}), meta.get("namespace"))
+    written = diffs.apply_merge_patch(md, changes.merge_patch())
+    extra["required_templates"] = tmpl.template_refs(paths.get_path(written, "spec.template.spec", {}), meta.get("namespace"))
     if existing_templates is not None:
         unchecked = refuse_missing_templates(extra["required_templates"], existing_templates, target["revision"], ref)
         warnings.extend(f"{item['kind']} {item['name']} was not checked for existence" for item in unchecked)
     warnings.extend(_skew(target["identity"], target["revision"], control_plane, control_plane_version, force, ref))
 
-    after = timeutil.parse_optional(get(md, apiversion.spec_path(kind, version, "rollout_after")))
-    created = timeutil.parse_optional(get(target["machine_set"], "metadata.creationTimestamp"))
+    after = timeutil.parse_optional(paths.get_path(md, apiversion.spec_path(kind, version, "rollout_after")))
+    created = timeutil.parse_optional(paths.get_path(target["machine_set"], "metadata.creationTimestamp"))
     if after is not None and after <= now and created is not None and created < after:
         warnings.append(f"{apiversion.spec_path(kind, version, 'rollout_after')} ({timeutil.format_time(after)}) is newer than "
                         f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it")

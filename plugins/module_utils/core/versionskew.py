@@ -23,7 +23,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -55,8 +55,8 @@ def control_plane_versions(control_plane=None, control_plane_version=None):
     """{spec, status} versions of a control plane object (KCP or any provider with spec.version),
     or of a plain version string; values may be None."""
     if control_plane is not None:
-        return {"spec": apiversion.get_path(control_plane, "spec.version"),
-                "status": apiversion.get_path(control_plane, "status.version")}
+        return {"spec": paths.get_path(control_plane, "spec.version"),
+                "status": paths.get_path(control_plane, "status.version")}
     return {"spec": control_plane_version, "status": None}
 
 

@@ -14,11 +14,10 @@ import json
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref_of
-
-get = apiversion.get_path
 
 
 def view(obj, now=None, cluster=None, api_version=None):
@@ -39,7 +38,7 @@ def view(obj, now=None, cluster=None, api_version=None):
 def _base(obj, kind, version):
     meta = obj.get("metadata") or {}
     generation = meta.get("generation")
-    observed = get(obj, "status.observedGeneration")
+    observed = paths.get_path(obj, "status.observedGeneration")
     return {
         "kind": kind,
         "name": meta.get("name"),
@@ -57,11 +56,11 @@ def _base(obj, kind, version):
 
 
 def _labels(obj):
-    return get(obj, "metadata.labels", {}) or {}
+    return paths.get_path(obj, "metadata.labels", {}) or {}
 
 
 def _annotations(obj):
-    return get(obj, "metadata.annotations", {}) or {}
+    return paths.get_path(obj, "metadata.annotations", {}) or {}
 
 
 def _int_or_none(value):
@@ -96,8 +95,8 @@ def last_rollout_of(obj):
 
 def _owner(obj, kind=None):
     """Controller ownerRef (or first ownerRef of ``kind``) as {kind, name, uid}."""
-    refs = get(obj, "metadata.ownerReferences", []) or []
-    for owner in refs:
+    owner_refs = paths.get_path(obj, "metadata.ownerReferences", []) or []
+    for owner in owner_refs:
         if kind is None and owner.get("controller"):
             return {"kind": owner.get("kind"), "name": owner.get("name"), "uid": owner.get("uid")}
         if kind is not None and owner.get("kind") == kind:
@@ -108,7 +107,7 @@ def _owner(obj, kind=None):
 def cluster_name_of(obj):
     """Cluster of an object: spec.clusterName, else the cluster-name label, else a Cluster ownerRef
     (KCP has no spec.clusterName)."""
-    name = get(obj, "spec.clusterName") or _labels(obj).get(keys.CLUSTER_NAME_LABEL)
+    name = paths.get_path(obj, "spec.clusterName") or _labels(obj).get(keys.CLUSTER_NAME_LABEL)
     if name:
         return name
     owner = _owner(obj, kind="Cluster")
@@ -119,12 +118,12 @@ def pause_reasons(obj, kind, cluster=None, metav1_conditions=None):
     """Every reason the object is paused, in words. MD spec.paused only pauses rollouts (scaling goes
     on); the annotation and Cluster spec.paused stop reconciliation completely."""
     reasons = []
-    if kind == apiversion.MACHINE_DEPLOYMENT and get(obj, "spec.paused") is True:
+    if kind == apiversion.MACHINE_DEPLOYMENT and paths.get_path(obj, "spec.paused") is True:
         reasons.append("spec.paused is true")
     if keys.PAUSED_ANNOTATION in _annotations(obj):
         reasons.append(f"annotation {keys.PAUSED_ANNOTATION} is set")
-    if cluster is not None and get(cluster, "spec.paused") is True:
-        reasons.append(f"Cluster {get(cluster, 'metadata.name')} spec.paused is true")
+    if cluster is not None and paths.get_path(cluster, "spec.paused") is True:
+        reasons.append(f"Cluster {paths.get_path(cluster, 'metadata.name')} spec.paused is true")
     elif not reasons:
         # Without the Cluster object, the controller's own Paused condition still tells.
         paused = conds.find(metav1_conditions or [], "Paused")
@@ -139,12 +138,12 @@ def _replicas(obj, kind, version):
 
     def read(name):
         path = fields.get(name)
-        return get(obj, path) if path else None
+        return paths.get_path(obj, path) if path else None
 
     up_to_date, ready, available = read("up_to_date"), read("ready"), read("available")
     updated = read("v1beta1_updated")
     return {
-        "desired": get(obj, "spec.replicas"),
+        "desired": paths.get_path(obj, "spec.replicas"),
         "current": read("replicas"),
         # v1beta2 meaning (Machine conditions) when the controller reports it, else the old counters.
         "ready": ready if ready is not None else read("v1beta1_ready"),
@@ -156,7 +155,7 @@ def _replicas(obj, kind, version):
 
 
 def _strategy(obj, kind, version):
-    raw = get(obj, apiversion.spec_path(kind, version, "strategy"), {}) or {}
+    raw = paths.get_path(obj, apiversion.spec_path(kind, version, "strategy"), {}) or {}
     strategy_type = raw.get("type") or "RollingUpdate"
     rolling = raw.get("rollingUpdate") or {}
     if strategy_type != "RollingUpdate":
@@ -167,7 +166,7 @@ def _strategy(obj, kind, version):
 
 
 def _rollout(obj, kind, version, now):
-    after = get(obj, apiversion.spec_path(kind, version, "rollout_after"))
+    after = paths.get_path(obj, apiversion.spec_path(kind, version, "rollout_after"))
     after_time = timeutil.parse_optional(after)
     pending = None
     if now is not None:
@@ -194,11 +193,11 @@ def _managed(obj, kind, version, now, cluster):
         "topology_owned": keys.TOPOLOGY_OWNED_LABEL in _labels(obj),
         "replicas": _replicas(obj, kind, version),
         "rollout": _rollout(obj, kind, version, now),
-        "phase": get(obj, "status.phase"),
+        "phase": paths.get_path(obj, "status.phase"),
         "conditions": condition_list,
         "conditions_style": style,
         "last_rollout": last_rollout_of(obj),
-        "versions": get(obj, "status.versions"),
+        "versions": paths.get_path(obj, "status.versions"),
     })
     return out
 
@@ -207,7 +206,7 @@ def deployment_view(obj, now=None, cluster=None, api_version=None):
     kind = apiversion.MACHINE_DEPLOYMENT
     version = apiversion.version_of(obj, api_version)
     out = _managed(obj, kind, version, now, cluster)
-    out["template"] = tmpl.identity(get(obj, "spec.template.spec", {}))
+    out["template"] = tmpl.identity(paths.get_path(obj, "spec.template.spec", {}))
     out["revision"] = revision_of(obj)
     return out
 
@@ -217,18 +216,18 @@ def control_plane_view(obj, now=None, cluster=None, api_version=None):
     version = apiversion.version_of(obj, api_version)
     out = _managed(obj, kind, version, now, cluster)
     out["template"] = {
-        "version": get(obj, "spec.version"),
-        "infrastructure_ref": apiversion.normalize_ref(get(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))),
+        "version": paths.get_path(obj, "spec.version"),
+        "infrastructure_ref": apiversion.normalize_ref(paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))),
         "bootstrap_ref": None,
         "data_secret_name": None,
         "failure_domain": None,
     }
     out["revision"] = None
-    out["version"] = get(obj, "status.version")
+    out["version"] = paths.get_path(obj, "status.version")
     if version == apiversion.V1BETA2:
-        out["initialized"] = get(obj, "status.initialization.controlPlaneInitialized")
+        out["initialized"] = paths.get_path(obj, "status.initialization.controlPlaneInitialized")
     else:
-        out["initialized"] = get(obj, "status.initialized")
+        out["initialized"] = paths.get_path(obj, "status.initialized")
     return out
 
 
@@ -243,7 +242,7 @@ def machine_set_view(obj, api_version=None):
         "revision": revision_of(obj),
         "revision_history": revision_history_of(obj),
         "replicas": {key: replicas[key] for key in ("desired", "current", "ready", "available", "up_to_date")},
-        "template": tmpl.identity(get(obj, "spec.template.spec", {})),
+        "template": tmpl.identity(paths.get_path(obj, "spec.template.spec", {})),
         "owner": owner,
         "owner_uid": owner["uid"] if owner else None,
         "deployment_name": _labels(obj).get(keys.DEPLOYMENT_NAME_LABEL),
@@ -274,11 +273,11 @@ def machine_view(obj, api_version=None):
     spec_identity = tmpl.identity(obj.get("spec") or {})
     out.update({
         "cluster": cluster_name_of(obj),
-        "phase": get(obj, "status.phase"),
-        "node": get(obj, "status.nodeRef.name"),
-        "version": get(obj, "spec.version"),
-        "kubelet_version": get(obj, "status.nodeInfo.kubeletVersion"),
-        "failure_domain": get(obj, "spec.failureDomain"),
+        "phase": paths.get_path(obj, "status.phase"),
+        "node": paths.get_path(obj, "status.nodeRef.name"),
+        "version": paths.get_path(obj, "spec.version"),
+        "kubelet_version": paths.get_path(obj, "status.nodeInfo.kubeletVersion"),
+        "failure_domain": paths.get_path(obj, "spec.failureDomain"),
         "infrastructure_ref": spec_identity["infrastructure_ref"],
         "up_to_date": _condition_bool(metav1, "UpToDate"),
         "ready": ready,

@@ -26,6 +26,7 @@ import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -58,11 +59,11 @@ HINTS = {
 def signature(obj, kind, version):
     """What counts as progress: generation seen, replica counters and conditions."""
     fields = apiversion.status_fields(kind, version)
-    counters = tuple(apiversion.get_path(obj, path) for key, path in sorted(fields.items())
+    counters = tuple(paths.get_path(obj, path) for key, path in sorted(fields.items())
                      if path and key not in ("conditions", "v1beta1_conditions"))
     cond_list = conds.metav1_conditions(obj, kind, version) + conds.v1beta1_conditions(obj, kind, version)
     cond_sig = tuple(sorted((c["type"], c["status"], c["reason"], c["message"]) for c in cond_list))
-    return (apiversion.get_path(obj, "status.observedGeneration"), apiversion.get_path(obj, "spec.replicas"),
+    return (paths.get_path(obj, "status.observedGeneration"), paths.get_path(obj, "spec.replicas"),
             counters, cond_sig)
 
 
@@ -82,8 +83,8 @@ def progress_line(status):
 def template_of(obj, version):
     """The object's template as read: {infrastructure_ref: {kind, name} or None, version}."""
     found = views.view(obj, api_version=version).get("template") or {}
-    ref = found.get("infrastructure_ref") or {}
-    return {"infrastructure_ref": {"kind": ref.get("kind"), "name": ref.get("name")} if ref else None,
+    infra_ref = found.get("infrastructure_ref") or {}
+    return {"infrastructure_ref": {"kind": infra_ref.get("kind"), "name": infra_ref.get("name")} if infra_ref else None,
             "version": found.get("version")}
 
 
@@ -125,7 +126,7 @@ def stamp(epoch):
 
 
 def new_state(refs, now):
-    """The state before the first observation of ``refs`` (object references) at epoch ``now``."""
+    """The state before the first observation of ``refs`` (``kind/namespace/name`` strings) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
             "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
             "soak_finished": None, "ended": None, "failed_refs": []}

@@ -7,6 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion as av
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -65,9 +66,9 @@ def test_paths_resolve_in_realistic_objects(version):
     kcp = objs.kubeadm_control_plane(version)
     for obj, kind in ((md, MD), (kcp, KCP)):
         for field in ("replicas", "version", "infrastructure_ref", "strategy"):
-            assert av.has_path(obj, av.spec_path(kind, version, field)), (kind, field)
+            assert paths.has_path(obj, av.spec_path(kind, version, field)), (kind, field)
         for field in ("replicas", "up_to_date", "ready", "available", "v1beta1_updated", "conditions", "v1beta1_conditions"):
-            assert av.has_path(obj, av.status_path(kind, version, field)), (kind, field)
+            assert paths.has_path(obj, av.status_path(kind, version, field)), (kind, field)
 
 
 @pytest.mark.parametrize("text, kind", [
@@ -104,25 +105,25 @@ def test_version_of_unsupported(obj):
 
 def test_get_set_paths():
     obj = {"metadata": {"annotations": {"cluster.x-k8s.io/paused": "true"}}, "spec": {"replicas": 0, "paused": None}}
-    assert av.get_path(obj, "spec.replicas") == 0
-    assert av.get_path(obj, "spec.paused", "dflt") == "dflt"
-    assert av.get_path(obj, "spec.missing.deep") is None
-    assert av.get_path(obj, ("metadata", "annotations", "cluster.x-k8s.io/paused")) == "true"
-    assert av.has_path(obj, "spec.paused") and not av.has_path(obj, "spec.nope")
-    patch = av.set_path({}, "spec.rollout.after", "X")
-    av.set_path(patch, ("metadata", "annotations", "a.b/c"), None)
+    assert paths.get_path(obj, "spec.replicas") == 0
+    assert paths.get_path(obj, "spec.paused", "dflt") == "dflt"
+    assert paths.get_path(obj, "spec.missing.deep") is None
+    assert paths.get_path(obj, ("metadata", "annotations", "cluster.x-k8s.io/paused")) == "true"
+    assert paths.has_path(obj, "spec.paused") and not paths.has_path(obj, "spec.nope")
+    patch = paths.set_path({}, "spec.rollout.after", "X")
+    paths.set_path(patch, ("metadata", "annotations", "a.b/c"), None)
     assert patch == {"spec": {"rollout": {"after": "X"}}, "metadata": {"annotations": {"a.b/c": None}}}
-    assert av.merge_patch([("spec.paused", True), ("spec.replicas", 2)]) == {"spec": {"paused": True, "replicas": 2}}
+    assert paths.merge_patch([("spec.paused", True), ("spec.replicas", 2)]) == {"spec": {"paused": True, "replicas": 2}}
 
 
 def test_json_pointer_escapes_rfc6901():
-    assert av.json_pointer(("metadata", "annotations", "cluster.x-k8s.io/paused")) == "/metadata/annotations/cluster.x-k8s.io~1paused"
-    assert av.json_pointer(("a", "b~c")) == "/a/b~0c"
+    assert paths.json_pointer(("metadata", "annotations", "cluster.x-k8s.io/paused")) == "/metadata/annotations/cluster.x-k8s.io~1paused"
+    assert paths.json_pointer(("a", "b~c")) == "/a/b~0c"
 
 
 def test_join_path():
-    assert av.join_path("spec.rollout.after") == "spec.rollout.after"
-    assert av.join_path(("metadata", "annotations", "cluster.x-k8s.io/paused")) == "metadata.annotations[cluster.x-k8s.io/paused]"
+    assert paths.join_path("spec.rollout.after") == "spec.rollout.after"
+    assert paths.join_path(("metadata", "annotations", "cluster.x-k8s.io/paused")) == "metadata.annotations[cluster.x-k8s.io/paused]"
 
 
 @pytest.mark.parametrize("ref, expected", [

@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -122,9 +123,9 @@ def test_restart_tests_trigger_template_version_paused_and_records(kind, version
     else:
         assert tests["/spec/version"] == obj["spec"]["version"]
         infra = apiversion.spec_path(kind, version, "infrastructure_ref")
-        assert tests[patches.pointer(infra)] == apiversion.get_path(obj, infra)
+        assert tests[patches.pointer(infra)] == paths.get_path(obj, infra)
     trigger = apiversion.spec_path(kind, version, "rollout_after")
-    if apiversion.get_path(obj, trigger.rsplit(".", 1)[0]) is None:
+    if paths.get_path(obj, trigger.rsplit(".", 1)[0]) is None:
         assert tests[patches.pointer(trigger.rsplit(".", 1)[0])] is None  # spec.rollout is absent
     else:
         assert tests[patches.pointer(trigger)] is None

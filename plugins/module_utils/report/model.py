@@ -195,19 +195,45 @@ def _wave(raw, position):
     }
 
 
-def _derive_cluster_result(objects, mode):
+def cluster_result(objects, mode, stopped=None):
+    """The result of one management cluster, as the hardware_refresh role reports it.
+
+    ``objects``: the report objects (dicts with ``action`` and ``result``); ``mode``: ``check`` or
+    ``apply``; ``stopped``: the result the run stopped with (``failed``, ``stopped_window``,
+    ``skipped``), which wins. Otherwise: ``failed`` when an object failed or was undone; ``planned``
+    in check mode (and for objects that are all planned); ``partial`` while objects are pending or
+    running, or when some but not all were skipped; ``skipped`` when all were (or there are none);
+    else ``succeeded``.
+    """
+    if stopped:
+        return stopped
+    results = [_dict(o).get("result") for o in objects]
+    if "failed" in results or "undone" in results:
+        return "failed"
+    # a report written without a mode can still be a plan: its objects say so
+    if mode == "check" or ("planned" in results and set(results) <= {"planned", "skipped"}):
+        return "planned"
+    skipped = [o for o in objects if _dict(o).get("action") == "skip" or _dict(o).get("result") == "skipped"]
+    if "pending" in results or "running" in results or 0 < len(skipped) < len(objects):
+        return "partial"
+    if len(skipped) == len(objects):
+        return "skipped"
+    return "succeeded"
+
+
+def wave_result(objects):
+    """The result of a wave that recorded none, from its objects: unlike a management cluster, a wave
+    is ``running`` while an object rolls out and ``pending`` until one starts."""
     results = set(o["result"] for o in objects)
-    if not objects:
-        return "planned" if mode == "check" else "skipped"
-    if results & set(["failed", "undone"]):
+    if results & {"failed", "undone"}:
         return "failed"
     if "running" in results:
         return "running"
-    if results <= set(["planned", "skipped"]) and "planned" in results:
+    if "planned" in results and results <= {"planned", "skipped"}:
         return "planned"
     if "pending" in results:
-        return "partial" if results - set(["pending"]) else "pending"
-    if results <= set(["skipped"]):
+        return "partial" if results - {"pending"} else "pending"
+    if results <= {"skipped"}:
         return "skipped"
     return "succeeded"
 
@@ -249,7 +275,7 @@ def _cluster(raw, position, mode):
             wave["finished"] = wave["soak_finished"] or _span(
                 [o["finished"] for o in members] + [(o["undo"] or {}).get("finished") for o in members])[1]
         if wave["result"] is None and members:
-            wave["result"] = _derive_cluster_result(members, mode)
+            wave["result"] = wave_result(members)
     objects.sort(key=lambda o: (
         -1 if o["wave"] is None else o["wave"],
         KIND_ORDER.get(o["kind"].lower(), 2),
@@ -261,7 +287,7 @@ def _cluster(raw, position, mode):
         "name": as_text(raw.get("name")) or "management-cluster-%d" % (position + 1),
         "capi_version": as_text(raw.get("capi_version")) or None,
         "api_version": as_text(raw.get("api_version")) or None,
-        "result": _word(raw.get("result")) or _derive_cluster_result(objects, mode),
+        "result": _word(raw.get("result")) or cluster_result(objects, mode),
         "failure_reason": reason,
         "next_step": next_step,
         "started": as_time(raw.get("started")),

@@ -15,6 +15,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
+    DASH,
     as_int,
     as_text,
     as_time,
@@ -382,6 +383,99 @@ def object_bucket(obj):
     return "other"
 
 
+RESULT_LABELS = {
+    "succeeded": "succeeded",
+    "failed": "failed",
+    "partial": "partial",
+    "stopped_window": "stopped: window",
+    "running": "running",
+    "pending": "not started",
+    "planned": "planned",
+    "skipped": "skipped",
+    "undone": "undone",
+    "unchanged": "already on target",
+}
+
+ACTION_TEXTS = {
+    "switch": "switch template",
+    "plan": "switch template",
+    "unchanged": "none (already on target)",
+    "skip": "skip",
+    "undo": "undo",
+}
+
+
+def result_label(result):
+    """The words for a result (of the run, a management cluster, a wave or an object)."""
+    return RESULT_LABELS.get(result, (result or "unknown").replace("_", " "))
+
+
+def action_text(obj):
+    """What the plan does with an object, in words."""
+    return ACTION_TEXTS.get(obj["action"], obj["action"])
+
+
+def object_name(obj):
+    """``team-a/prod-1-md-0`` (no namespace when unknown)."""
+    return "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
+
+
+def object_label(obj):
+    """``MD team-a/prod-1-md-0``: the short kind and the name."""
+    return "%s %s" % (obj["kind_short"], object_name(obj))
+
+
+def wave_of(cluster, obj):
+    """The wave an object belongs to, or None."""
+    for wave in cluster["waves"]:
+        if wave["index"] == obj["wave"]:
+            return wave
+    return None
+
+
+def wave_label(cluster, index):
+    """``2 \u00b7 bulk``, or just the index when the wave has no name; a dash for no wave."""
+    if index is None:
+        return DASH
+    for wave in cluster["waves"]:
+        if wave["index"] == index and wave["name"]:
+            return "%d \u00b7 %s" % (index, wave["name"])
+    return str(index)
+
+
+def is_reverted(obj):
+    """True when the object's undo finished and succeeded (or recorded no result): it is back on its template."""
+    undo = obj["undo"]
+    return bool(undo and undo["finished"] and undo["result"] in ("succeeded", None))
+
+
+def object_outcome(obj):
+    """[(result, label)] for an object's result cell: one pair, and a second (undone) for a failed object
+    that was switched back. ``result`` picks the icon or colour, ``label`` is the words."""
+    bucket = object_bucket(obj)
+    if bucket == "switched":
+        return [("succeeded", "switched")]
+    if bucket == "unchanged":
+        return [("skipped", result_label("unchanged"))]
+    outcome = [(obj["result"], result_label(obj["result"]))]
+    if obj["result"] == "failed" and is_reverted(obj):
+        outcome.append(("undone", result_label("undone")))
+    return outcome
+
+
+def soak_seconds(cluster, obj):
+    """How long the object's wave soaked after the object rolled out; None when it did not soak."""
+    wave = wave_of(cluster, obj)
+    if wave and object_bucket(obj) in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
+        return seconds_between(wave["rollout_finished"], wave["soak_finished"])
+    return None
+
+
+def not_started(cluster):
+    """The objects of a management cluster that were never started."""
+    return [o for o in cluster["objects"] if o["result"] == "pending"]
+
+
 def repeats_object_reason(reason, cluster_name, failures):
     """True when a cluster-level reason only repeats the reason of one of its failed objects."""
     for failure in failures:
@@ -433,7 +527,7 @@ def summarize(report):
                 counts["replicas"] += obj["replicas"] or 0
                 if obj["blockers"]:
                     counts["blocked"] += 1
-                if obj["undo"] and obj["undo"]["result"] in ("succeeded", None) and obj["undo"]["finished"] is not None:
+                if is_reverted(obj):
                     counts["reverted"] += 1
             if bucket == "switched":
                 machines_replaced += obj["replicas"] or 0
@@ -498,7 +592,7 @@ def cluster_stats(cluster):
     to_switch = [o for o in objs if o["action"] in ("switch", "plan", "undo") and o["result"] == "planned"]
     stats.update({
         "total": len(objs),
-        "reverted": len([o for o in objs if o["undo"] and o["undo"]["finished"] and o["undo"]["result"] != "failed"]),
+        "reverted": len([o for o in objs if is_reverted(o)]),
         "blocked": len([o for o in objs if o["blockers"]]),
         "to_switch": len(to_switch),
         "machines_to_replace": sum(o["replicas"] or 0 for o in to_switch),

@@ -17,17 +17,24 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
+    action_text,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
+    not_started,
     object_bucket,
+    object_label,
+    object_name,
+    object_outcome,
     repeats_object_reason,
+    result_label,
+    soak_seconds,
     summarize,
+    wave_label,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.timeline import (
     cluster_timeline,
     fleet_timeline,
-    result_label,
 )
 
 CSS = """
@@ -202,9 +209,8 @@ def _kind_chip(obj):
     return '<span class="kind-chip%s" title="%s">%s</span>' % (" kcp" if short == "KCP" else "", h(obj["kind"]), h(short))
 
 
-def _obj_name(obj):
-    name = "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
-    return '%s<span class="objname">%s</span>' % (_kind_chip(obj), h(name))
+def _name_cell(obj):
+    return '%s<span class="objname">%s</span>' % (_kind_chip(obj), h(object_name(obj)))
 
 
 def _template_cell(obj):
@@ -226,26 +232,6 @@ def _template_cell(obj):
         else:
             versions = '<br><span class="muted">%s</span>' % h(after["version"] or before["version"])
     return '<div class="tmpl">%s%s%s</div>' % (kind_line, body, versions)
-
-
-def _wave_name(cluster, index):
-    if index is None:
-        return DASH
-    for wave in cluster["waves"]:
-        if wave["index"] == index and wave["name"]:
-            return "%d \u00b7 %s" % (index, wave["name"])
-    return str(index)
-
-
-def _object_result(obj):
-    bucket = object_bucket(obj)
-    if bucket == "switched":
-        return _pill("succeeded", "switched")
-    if bucket == "unchanged":
-        return _pill("skipped", "already on target")
-    if obj["result"] == "failed" and obj["undo"] and obj["undo"]["result"] in ("succeeded", None) and obj["undo"]["finished"]:
-        return _pill("failed") + " " + _pill("undone")
-    return _pill(obj["result"], result_label(obj["result"]))
 
 
 def _undo_note(obj):
@@ -273,14 +259,8 @@ def _objects_table(cluster, day):
     for obj in cluster["objects"]:
         bucket = object_bucket(obj)
         cls = {"failed": "is-failed", "undone": "is-undone"}.get(bucket, "")
-        wave = None
-        for candidate in cluster["waves"]:
-            if candidate["index"] == obj["wave"]:
-                wave = candidate
         rollout = seconds_between(obj["started"], obj["finished"])
-        soak = None
-        if wave and bucket in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
-            soak = seconds_between(wave["rollout_finished"], wave["soak_finished"])
+        soak = soak_seconds(cluster, obj)
         notes = []
         if obj["failure_reason"] and obj["result"] in ("failed", "undone"):
             notes.append('<div class="note red">%s</div>' % h(obj["failure_reason"]))
@@ -298,24 +278,14 @@ def _objects_table(cluster, day):
         rows.append(
             '<tr class="%s"><td class="objcell">%s%s</td><td class="wavecell">%s</td><td>%s</td><td>%s</td>'
             '<td class="num">%s</td><td class="num">%s</td><td class="num">%s</td><td>%s</td></tr>' % (
-                cls, _obj_name(obj), _object_sub(obj), h(_wave_name(cluster, obj["wave"])),
-                _template_cell(obj), _object_result(obj),
+                cls, _name_cell(obj), _object_sub(obj), h(wave_label(cluster, obj["wave"])),
+                _template_cell(obj), " ".join(_pill(result, label) for result, label in object_outcome(obj)),
                 h(clock(obj["started"], day)), h(duration(rollout)), h(duration(soak)), "".join(notes)))
     return (
         '<table class="objects"><thead><tr><th>Object</th><th>Wave</th>'
         "<th>Template before %s after</th><th>Result</th><th class=\"num\">Started</th><th class=\"num\">Rollout</th>"
         '<th class="num">Soak</th><th>Reason / notes</th></tr></thead><tbody>%s</tbody></table>' % (ARROW, "".join(rows))
     )
-
-
-def _action_text(obj):
-    return {
-        "switch": "switch template",
-        "plan": "switch template",
-        "unchanged": "none (already on target)",
-        "skip": "skip",
-        "undo": "undo",
-    }.get(obj["action"], obj["action"])
 
 
 def _plan_table(cluster):
@@ -330,9 +300,9 @@ def _plan_table(cluster):
         rows.append(
             '<tr class="%s"><td>%s</td><td class="objcell">%s</td><td class="num">%s</td><td>%s</td><td>%s%s</td>'
             '<td class="wavecell">%s</td><td>%s</td></tr>' % (
-                "is-blocked" if blocked else "", h(obj["cluster"] or DASH), _obj_name(obj),
+                "is-blocked" if blocked else "", h(obj["cluster"] or DASH), _name_cell(obj),
                 h(obj["replicas"] if obj["replicas"] is not None else DASH), _template_cell(obj),
-                h(_action_text(obj)), reason, h(_wave_name(cluster, obj["wave"])), blockers))
+                h(action_text(obj)), reason, h(wave_label(cluster, obj["wave"])), blockers))
     return (
         '<table class="plan"><thead><tr><th>Workload cluster</th><th>Object</th><th class="num">Replicas</th>'
         "<th>Current template %s target template</th><th>Action</th><th>Wave</th><th>Blockers</th></tr></thead>"
@@ -390,11 +360,10 @@ def _cluster_card(cluster, report, index):
                                 h(clock(lock["released"], day)) if lock["released"] else "still held")
         facts.append("lock <code>%s</code>%s" % (h(lock["holder"]), held))
     reason = cluster["failure_reason"]
-    pending = [o for o in cluster["objects"] if o["result"] == "pending"]
+    pending = not_started(cluster)
     extra = ""
     if cluster["result"] == "stopped_window" and pending:
-        extra = '<div class="aside">Not started: %s</div>' % ", ".join(
-            "%s %s" % (h(o["kind_short"]), h("%s/%s" % (o["namespace"], o["name"]) if o["namespace"] else o["name"])) for o in pending)
+        extra = '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
     next_step = cluster["next_step"]
     parts = [
         '<section class="card status-%s" id="%s">' % (h(cluster["result"]), h(cluster["anchor"])),
@@ -429,22 +398,20 @@ def _issue(cluster, obj, kind, head_extra="", fallback_next_step=None):
         head = '%s <b>%s</b>%s' % (_badge(result), h(cluster["name"]), head_extra)
         reason, next_step = cluster["failure_reason"], cluster["next_step"]
         body = '<div class="reason">%s</div>' % h(reason) if reason else ""
-        pending = [o for o in cluster["objects"] if o["result"] == "pending"]
+        pending = not_started(cluster)
         if pending:
-            body += '<div class="aside">Not started: %s</div>' % ", ".join(
-                h("%s %s" % (o["kind_short"], "%s/%s" % (o["namespace"], o["name"]) if o["namespace"] else o["name"]))
-                for o in pending)
+            body += '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
     else:
         result = "failed" if kind == "failed" else "planned"
         where = []
         if obj["cluster"]:
             where.append("workload cluster " + obj["cluster"])
         if obj["wave"] is not None:
-            where.append("wave " + _wave_name(cluster, obj["wave"]))
+            where.append("wave " + wave_label(cluster, obj["wave"]))
         head = '%s <a href="#%s"><b>%s</b></a> \u203a <span class="obj">%s %s</span> <span class="muted">%s</span>' % (
             _badge("failed") if kind == "failed" else _badge("stopped_window", text="blocked"),
             h(cluster["anchor"]), h(cluster["name"]), h(obj["kind"]),
-            h("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]),
+            h(object_name(obj)),
             h("(" + ", ".join(where) + ")") if where else "")
         body = ""
         next_step = obj["next_step"] or fallback_next_step
@@ -466,7 +433,7 @@ def _issue(cluster, obj, kind, head_extra="", fallback_next_step=None):
                     body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
                         h(obj["before"]["name"] or "the previous template"),
                         h(duration(seconds_between(undo["started"], undo["finished"]))),
-                        "; also undone: " + ", ".join(h("%s %s" % (o["kind_short"], o["name"])) for o in others) if others else "")
+                        "; also undone: " + ", ".join(h(object_label(o)) for o in others) if others else "")
         else:
             body += '<ul class="stuck">%s</ul>' % "".join("<li>%s</li>" % h(b) for b in obj["blockers"])
             result = "stopped_window"

@@ -56,3 +56,92 @@ def test_cluster_result_is_what_a_report_without_one_gets():
 ])
 def test_wave_result(results, expected):
     assert model.wave_result([{"result": r} for r in results]) == expected
+
+
+def cluster_of(*objects, waves=()):
+    report = {"management_clusters": [{"name": "m", "waves": list(waves), "objects": list(objects)}]}
+    return model.normalize(report)["management_clusters"][0]
+
+
+UNDO_DONE = {"started": "2026-11-30T06:05:00Z", "finished": "2026-11-30T06:07:00Z", "result": "succeeded"}
+
+
+@pytest.mark.parametrize("undo, reverted", [
+    (None, False),
+    (UNDO_DONE, True),
+    (dict(UNDO_DONE, result=None), True),
+    (dict(UNDO_DONE, result="failed"), False),
+    (dict(UNDO_DONE, result="running"), False),
+    (dict(UNDO_DONE, finished=None), False),
+])
+def test_is_reverted(undo, reverted):
+    obj = cluster_of({"name": "a", "result": "failed", "undo": undo})["objects"][0]
+    assert model.is_reverted(obj) is reverted
+
+
+def test_summary_and_cluster_counts_agree_on_what_was_undone():
+    report = {"management_clusters": [{"name": "m", "objects": [
+        {"name": "a", "result": "failed", "undo": UNDO_DONE},
+        {"name": "b", "result": "failed", "undo": dict(UNDO_DONE, result="running")},
+        {"name": "c", "result": "undone", "undo": dict(UNDO_DONE, result=None)},
+    ]}]}
+    summary = model.summarize(report)
+    stats = model.cluster_stats(model.normalize(report)["management_clusters"][0])
+    assert summary["objects"]["reverted"] == stats["reverted"] == 2
+
+
+@pytest.mark.parametrize("obj, outcome", [
+    ({"action": "switch", "result": "succeeded"}, [("succeeded", "switched")]),
+    ({"action": "unchanged", "result": "succeeded"}, [("skipped", "already on target")]),
+    ({"action": "switch", "result": "pending"}, [("pending", "not started")]),
+    ({"action": "switch", "result": "stopped_window"}, [("stopped_window", "stopped: window")]),
+    ({"action": "switch", "result": "failed"}, [("failed", "failed")]),
+    ({"action": "switch", "result": "failed", "undo": UNDO_DONE}, [("failed", "failed"), ("undone", "undone")]),
+    ({"action": "switch", "result": "failed", "undo": dict(UNDO_DONE, result="failed")}, [("failed", "failed")]),
+    ({"action": "switch", "result": "undone", "undo": UNDO_DONE}, [("undone", "undone")]),
+])
+def test_object_outcome(obj, outcome):
+    assert model.object_outcome(cluster_of(dict(obj, name="a"))["objects"][0]) == outcome
+
+
+def test_names_and_wave_labels():
+    cluster = cluster_of({"kind": "KubeadmControlPlane", "namespace": "ns", "name": "cp", "wave": 0},
+                         {"name": "md", "wave": 1}, {"name": "loose"},
+                         waves=[{"index": 0, "name": "control-plane"}, {"index": 1}])
+    cp, md, loose = cluster["objects"][1], cluster["objects"][2], cluster["objects"][0]
+    assert (model.object_name(cp), model.object_label(cp)) == ("ns/cp", "KCP ns/cp")
+    assert (model.object_name(md), model.object_label(md)) == ("md", "MD md")
+    assert model.wave_label(cluster, cp["wave"]) == "0 \u00b7 control-plane"
+    assert model.wave_label(cluster, md["wave"]) == "1"
+    assert model.wave_label(cluster, loose["wave"]) == "\u2014"
+    assert model.wave_of(cluster, md) is cluster["waves"][1]
+    assert model.wave_of(cluster, loose) is None
+
+
+@pytest.mark.parametrize("action, text", [
+    ("switch", "switch template"), ("plan", "switch template"), ("unchanged", "none (already on target)"),
+    ("skip", "skip"), ("undo", "undo"), ("rewire", "rewire"),
+])
+def test_action_text(action, text):
+    assert model.action_text({"action": action}) == text
+
+
+def test_soak_only_for_objects_that_rolled_out_in_a_soaked_wave():
+    wave = {"index": 0, "rollout_finished": "2026-11-30T06:10:00Z", "soak_finished": "2026-11-30T06:15:00Z"}
+    cluster = cluster_of({"name": "a", "wave": 0, "result": "succeeded"}, {"name": "b", "wave": 0, "result": "undone"},
+                         {"name": "c", "wave": 0, "result": "failed"}, {"name": "d", "result": "succeeded"}, waves=[wave])
+    soaks = dict((o["name"], model.soak_seconds(cluster, o)) for o in cluster["objects"])
+    assert soaks == {"a": 300, "b": 300, "c": None, "d": None}
+
+
+def test_not_started():
+    cluster = cluster_of({"name": "a", "result": "succeeded"}, {"name": "b"}, {"name": "c", "result": "running"})
+    assert [o["name"] for o in model.not_started(cluster)] == ["b"]
+
+
+@pytest.mark.parametrize("result, label", [
+    ("stopped_window", "stopped: window"), ("pending", "not started"), ("unchanged", "already on target"),
+    ("undo_failed", "undo failed"), (None, "unknown"),
+])
+def test_result_label(result, label):
+    assert model.result_label(result) == label

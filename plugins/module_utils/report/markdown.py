@@ -17,14 +17,15 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
     action_text,
+    attention,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
     not_started,
     object_label,
+    object_location,
     object_name,
     object_outcome,
-    repeats_object_reason,
     result_label,
     soak_seconds,
     summarize,
@@ -151,16 +152,8 @@ def _sentence(cluster, mode):
 def _attention(report):
     out = []
     for cluster in report["management_clusters"]:
-        failed = [o for o in cluster["objects"] if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
-        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
-        fallback = None
-        show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and (
-            cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
-        if show_cluster and cluster["result"] == "failed" and failed and (
-                not cluster["failure_reason"] or repeats_object_reason(cluster["failure_reason"], cluster["name"], reasons)):
-            show_cluster = False
-            fallback = cluster["next_step"]
-        if show_cluster:
+        needs = attention(cluster)
+        if needs["show_cluster"]:
             out.append("### %s %s: %s" % (ICONS.get(cluster["result"], ""), md(cluster["name"]), md(result_label(cluster["result"]))))
             out.append("")
             if cluster["failure_reason"]:
@@ -171,46 +164,35 @@ def _attention(report):
             if cluster["next_step"]:
                 out.append("- **Next step:** %s" % md(cluster["next_step"]))
             out.append("")
-        for obj in failed:
-            where = []
-            if obj["cluster"]:
-                where.append("workload cluster " + obj["cluster"])
-            if obj["wave"] is not None:
-                where.append("wave %s" % wave_label(cluster, obj["wave"]))
+        for failure in needs["failures"]:
+            obj = failure["object"]
+            location = object_location(cluster, obj)
             out.append("### %s %s \u203a %s %s%s" % (
-                ICONS["failed"], md(cluster["name"]), md(obj["kind"]),
-                md(object_name(obj)),
-                " (%s)" % md(", ".join(where)) if where else ""))
+                ICONS["failed"], md(cluster["name"]), md(obj["kind"]), md(object_name(obj)),
+                " (%s)" % md(location) if location else ""))
             out.append("")
             out.append("- **Reason:** %s" % md(obj["failure_reason"]))
             for stuck in obj["stuck_machines"]:
                 out.append("- **Stuck:** machine %s%s%s" % (
                     md(stuck["name"] or DASH), " (node %s)" % md(stuck["node"]) if stuck["node"] else " (no node yet)",
                     ": " + md(stuck["reason"]) if stuck["reason"] else ""))
-            next_step = obj["next_step"] or fallback
-            fallback = None
             undo = obj["undo"]
-            if undo and undo["started"]:
-                if undo["result"] == "failed":
-                    out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
-                    next_step = undo["next_step"] or next_step
-                else:
-                    others = [o for o in cluster["objects"] if o is not obj and o["undo"] and o["undo"]["started"]]
-                    out.append("- **Undone:** switched back to %s in %s%s" % (
-                        md(obj["before"]["name"] or "the previous template"),
-                        duration(seconds_between(undo["started"], undo["finished"])),
-                        "; also undone: " + ", ".join(md(object_label(o)) for o in others) if others else ""))
-            if next_step:
-                out.append("- **Next step:** %s" % md(next_step))
+            if undo and undo["started"] and undo["result"] == "failed":
+                out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
+            elif undo and undo["started"]:
+                out.append("- **Undone:** switched back to %s in %s%s" % (
+                    md(obj["before"]["name"] or "the previous template"),
+                    duration(seconds_between(undo["started"], undo["finished"])),
+                    "; also undone: " + ", ".join(md(object_label(o)) for o in failure["also_undone"])
+                    if failure["also_undone"] else ""))
+            if failure["next_step"]:
+                out.append("- **Next step:** %s" % md(failure["next_step"]))
             out.append("")
-        for obj in cluster["objects"]:
-            if obj["blockers"]:
-                out.append("### %s %s \u203a %s %s: blocked" % (
-                    ICONS["blocked"], md(cluster["name"]), md(obj["kind"]),
-                    md(object_name(obj))))
-                out.append("")
-                out.extend("- %s" % md(b) for b in obj["blockers"])
-                out.append("")
+        for obj in needs["blocked"]:
+            out.append("### %s %s \u203a %s %s: blocked" % (ICONS["blocked"], md(cluster["name"]), md(obj["kind"]), md(object_name(obj))))
+            out.append("")
+            out.extend("- %s" % md(b) for b in obj["blockers"])
+            out.append("")
     if not out:
         return []
     return ["## Needs attention", ""] + out

@@ -484,6 +484,52 @@ def repeats_object_reason(reason, cluster_name, failures):
     return False
 
 
+def object_location(cluster, obj):
+    """``workload cluster edge-2, wave 2 \u00b7 bulk`` (the parts that are known; '' when none is)."""
+    where = []
+    if obj["cluster"]:
+        where.append("workload cluster " + obj["cluster"])
+    if obj["wave"] is not None:
+        where.append("wave " + wave_label(cluster, obj["wave"]))
+    return ", ".join(where)
+
+
+def attention(cluster):
+    """What needs attention in one management cluster (normalised), for the report's "Needs attention" section.
+
+    ``show_cluster``: whether the management cluster gets an entry of its own (its result, reason, next step
+    and the objects not started); ``failures``: [{object, next_step, also_undone}] for the objects that failed
+    or whose undo failed, with the next step to show and the other objects that were switched back;
+    ``blocked``: the objects with blockers.
+    """
+    objects = cluster["objects"]
+    failed = [o for o in objects if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
+    if not failed:
+        # objects switched back for a failure the report does not show are all that is left of it
+        failed = [o for o in objects if o["result"] == "undone"]
+    show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and bool(
+        cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
+    if show_cluster and cluster["result"] == "failed" and failed:
+        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
+        # a failed cluster whose reason only repeats an object's is told on that object
+        show_cluster = bool(cluster["failure_reason"]) and not repeats_object_reason(
+            cluster["failure_reason"], cluster["name"], reasons)
+    # the cluster's next step then goes with its first failed object, unless that has its own
+    fallback = cluster["next_step"] if cluster["result"] == "failed" and not show_cluster else None
+    failures = []
+    for obj in failed:
+        next_step = obj["next_step"] or fallback
+        fallback = None
+        also_undone = []
+        undo = obj["undo"]
+        if undo and undo["started"] and undo["result"] == "failed":
+            next_step = undo["next_step"] or next_step
+        elif undo and undo["started"]:
+            also_undone = [o for o in objects if o is not obj and o["undo"] and o["undo"]["started"]]
+        failures.append({"object": obj, "next_step": next_step, "also_undone": also_undone})
+    return {"show_cluster": show_cluster, "failures": failures, "blocked": [o for o in objects if o["blockers"]]}
+
+
 def _zero_counts():
     counts = dict((bucket, 0) for bucket in BUCKETS)
     counts.update({"total": 0, "blocked": 0, "reverted": 0, "replicas": 0})

@@ -18,15 +18,16 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
     action_text,
+    attention,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
     not_started,
     object_bucket,
     object_label,
+    object_location,
     object_name,
     object_outcome,
-    repeats_object_reason,
     result_label,
     soak_seconds,
     summarize,
@@ -391,85 +392,65 @@ def _cluster_card(cluster, report, index):
     return "".join(parts)
 
 
-def _issue(cluster, obj, kind, head_extra="", fallback_next_step=None):
+def _issue(result, head, body, next_step):
     """One entry of the 'Needs attention' panel."""
-    if obj is None:
-        result = cluster["result"]
-        head = '%s <b>%s</b>%s' % (_badge(result), h(cluster["name"]), head_extra)
-        reason, next_step = cluster["failure_reason"], cluster["next_step"]
-        body = '<div class="reason">%s</div>' % h(reason) if reason else ""
-        pending = not_started(cluster)
-        if pending:
-            body += '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
-    else:
-        result = "failed" if kind == "failed" else "planned"
-        where = []
-        if obj["cluster"]:
-            where.append("workload cluster " + obj["cluster"])
-        if obj["wave"] is not None:
-            where.append("wave " + wave_label(cluster, obj["wave"]))
-        head = '%s <a href="#%s"><b>%s</b></a> \u203a <span class="obj">%s %s</span> <span class="muted">%s</span>' % (
-            _badge("failed") if kind == "failed" else _badge("stopped_window", text="blocked"),
-            h(cluster["anchor"]), h(cluster["name"]), h(obj["kind"]),
-            h(object_name(obj)),
-            h("(" + ", ".join(where) + ")") if where else "")
-        body = ""
-        next_step = obj["next_step"] or fallback_next_step
-        if kind == "failed":
-            body += '<div class="reason">%s</div>' % h(obj["failure_reason"])
-            if obj["stuck_machines"]:
-                body += '<ul class="stuck">%s</ul>' % "".join(
-                    "<li>machine <code>%s</code>%s%s</li>" % (
-                        h(s["name"] or DASH), " (node <code>%s</code>)" % h(s["node"]) if s["node"] else " (no node yet)",
-                        ": " + h(s["reason"]) if s["reason"] else "")
-                    for s in obj["stuck_machines"])
-            undo = obj["undo"]
-            if undo and undo["started"]:
-                if undo["result"] == "failed":
-                    body += '<div class="aside red">Undo failed: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
-                    next_step = undo["next_step"] or next_step
-                else:
-                    others = [o for o in cluster["objects"] if o is not obj and o["undo"] and o["undo"]["started"]]
-                    body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
-                        h(obj["before"]["name"] or "the previous template"),
-                        h(duration(seconds_between(undo["started"], undo["finished"]))),
-                        "; also undone: " + ", ".join(h(object_label(o)) for o in others) if others else "")
-        else:
-            body += '<ul class="stuck">%s</ul>' % "".join("<li>%s</li>" % h(b) for b in obj["blockers"])
-            result = "stopped_window"
     if next_step:
         body += '<div class="next"><b>Next step:</b> %s</div>' % h(next_step)
     return '<div class="issue %s"><div class="issue-head">%s</div>%s</div>' % ("bad" if result == "failed" else "warn", head, body)
+
+
+def _cluster_issue(cluster):
+    head = '%s <b>%s</b>' % (_badge(cluster["result"]), h(cluster["name"]))
+    body = '<div class="reason">%s</div>' % h(cluster["failure_reason"]) if cluster["failure_reason"] else ""
+    pending = not_started(cluster)
+    if pending:
+        body += '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
+    return _issue(cluster["result"], head, body, cluster["next_step"])
+
+
+def _object_head(cluster, obj, badge):
+    location = object_location(cluster, obj)
+    return '%s <a href="#%s"><b>%s</b></a> \u203a <span class="obj">%s %s</span> <span class="muted">%s</span>' % (
+        badge, h(cluster["anchor"]), h(cluster["name"]), h(obj["kind"]), h(object_name(obj)),
+        h("(" + location + ")") if location else "")
+
+
+def _failure_issue(cluster, failure):
+    obj = failure["object"]
+    body = '<div class="reason">%s</div>' % h(obj["failure_reason"])
+    if obj["stuck_machines"]:
+        body += '<ul class="stuck">%s</ul>' % "".join(
+            "<li>machine <code>%s</code>%s%s</li>" % (
+                h(s["name"] or DASH), " (node <code>%s</code>)" % h(s["node"]) if s["node"] else " (no node yet)",
+                ": " + h(s["reason"]) if s["reason"] else "")
+            for s in obj["stuck_machines"])
+    undo = obj["undo"]
+    if undo and undo["started"] and undo["result"] == "failed":
+        body += '<div class="aside red">Undo failed: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
+    elif undo and undo["started"]:
+        body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
+            h(obj["before"]["name"] or "the previous template"),
+            h(duration(seconds_between(undo["started"], undo["finished"]))),
+            "; also undone: " + ", ".join(h(object_label(o)) for o in failure["also_undone"]) if failure["also_undone"] else "")
+    return _issue("failed", _object_head(cluster, obj, _badge("failed")), body, failure["next_step"])
+
+
+def _blocked_issue(cluster, obj):
+    body = '<ul class="stuck">%s</ul>' % "".join("<li>%s</li>" % h(b) for b in obj["blockers"])
+    return _issue("stopped_window", _object_head(cluster, obj, _badge("stopped_window", text="blocked")), body, obj["next_step"])
 
 
 def _attention(report):
     items = []
     any_failed = False
     for cluster in report["management_clusters"]:
-        obj_failures = [o for o in cluster["objects"] if o["result"] == "failed"
-                        or (o["undo"] and o["undo"]["result"] == "failed")]
-        if not obj_failures:
-            obj_failures = [o for o in cluster["objects"] if o["result"] == "undone" and not any(
-                x["result"] == "failed" for x in cluster["objects"])]
-        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in obj_failures]
-        show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and (
-            cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
-        if show_cluster and cluster["result"] == "failed" and obj_failures and (
-                not cluster["failure_reason"] or repeats_object_reason(cluster["failure_reason"], cluster["name"], reasons)):
-            show_cluster = False
-        fallback = None
-        if show_cluster:
-            items.append(_issue(cluster, None, cluster["result"]))
+        needs = attention(cluster)
+        if needs["show_cluster"]:
+            items.append(_cluster_issue(cluster))
             any_failed = any_failed or cluster["result"] == "failed"
-        elif cluster["result"] == "failed":
-            fallback = cluster["next_step"]
-        for obj in obj_failures:
-            items.append(_issue(cluster, obj, "failed", fallback_next_step=fallback))
-            fallback = None
-            any_failed = True
-        for obj in cluster["objects"]:
-            if obj["blockers"]:
-                items.append(_issue(cluster, obj, "blocked"))
+        items.extend(_failure_issue(cluster, failure) for failure in needs["failures"])
+        any_failed = any_failed or bool(needs["failures"])
+        items.extend(_blocked_issue(cluster, obj) for obj in needs["blocked"])
     if not items:
         clusters = report["management_clusters"]
         if report["mode"] == "check" and clusters:

@@ -145,3 +145,61 @@ def test_not_started():
 ])
 def test_result_label(result, label):
     assert model.result_label(result) == label
+
+
+def failed_cluster(reason):
+    """A failed management cluster: a failed object, its undone wave sibling and a blocked object."""
+    report = {"management_clusters": [{
+        "name": "m", "result": "failed", "failure_reason": reason, "next_step": "fix it",
+        "waves": [{"index": 1, "name": "bulk"}],
+        "objects": [
+            {"name": "a", "namespace": "ns", "wave": 1, "cluster": "wl", "result": "failed", "failure_reason": "stalled",
+             "undo": UNDO_DONE},
+            {"name": "b", "result": "undone", "failure_reason": "switched back", "undo": UNDO_DONE},
+            {"name": "c", "blockers": ["paused"]},
+        ]}]}
+    return model.normalize(report)["management_clusters"][0]
+
+
+def test_attention_tells_a_repeated_reason_on_the_object_with_the_clusters_next_step():
+    cluster = failed_cluster("ns/a: stalled")
+    needs = model.attention(cluster)
+    assert needs["show_cluster"] is False
+    [failure] = needs["failures"]
+    assert failure["object"]["name"] == "a" and failure["next_step"] == "fix it"
+    assert [o["name"] for o in failure["also_undone"]] == ["b"]
+    assert [o["name"] for o in needs["blocked"]] == ["c"]
+    assert model.object_location(cluster, failure["object"]) == "workload cluster wl, wave 1 \u00b7 bulk"
+
+
+def test_attention_keeps_a_cluster_reason_of_its_own():
+    needs = model.attention(failed_cluster("lock lost"))
+    assert needs["show_cluster"] is True
+    assert needs["failures"][0]["next_step"] is None  # the cluster entry carries it
+
+
+def test_attention_prefers_the_next_step_of_a_failed_undo():
+    cluster = cluster_of({"name": "a", "result": "failed", "next_step": "retry",
+                          "undo": dict(UNDO_DONE, result="failed", next_step="roll back by hand")})
+    [failure] = model.attention(cluster)["failures"]
+    assert failure["next_step"] == "roll back by hand" and failure["also_undone"] == []
+
+
+def test_attention_shows_undone_objects_when_no_object_failed():
+    cluster = cluster_of({"name": "a", "result": "succeeded"}, {"name": "b", "result": "undone", "undo": UNDO_DONE})
+    assert [f["object"]["name"] for f in model.attention(cluster)["failures"]] == ["b"]
+    cluster = cluster_of({"name": "a", "result": "failed"}, {"name": "b", "result": "undone", "undo": UNDO_DONE})
+    assert [f["object"]["name"] for f in model.attention(cluster)["failures"]] == ["a"]
+
+
+@pytest.mark.parametrize("result, reason, next_step, shown", [
+    ("stopped_window", "window closed", None, True),
+    ("partial", None, None, True),
+    ("skipped", None, None, False),
+    ("skipped", "lock held", None, True),
+    ("succeeded", "odd", "odd", False),
+])
+def test_attention_lists_clusters_that_did_not_finish(result, reason, next_step, shown):
+    cluster = model.normalize({"management_clusters": [
+        {"name": "m", "result": result, "failure_reason": reason, "next_step": next_step}]})["management_clusters"][0]
+    assert model.attention(cluster)["show_cluster"] is shown

@@ -18,6 +18,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
     action_text,
     attention,
+    cluster_reason,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
@@ -258,11 +259,10 @@ def render_markdown(raw):
         rows = []
         for cluster in clusters:
             stats = cluster_stats(cluster)
-            reason = cluster["failure_reason"] or ""
             rows.append([
                 md(cluster["name"]), md(cluster["capi_version"] or DASH), status(cluster["result"]),
                 "%d / %d" % (stats["waves_done"], stats["waves_total"]), "%d / %d" % (stats["switched"], stats["total"]),
-                str(stats["failed"]), str(stats["reverted"]), duration(cluster["duration_seconds"]), md(reason),
+                str(stats["failed"]), str(stats["reverted"]), duration(cluster["duration_seconds"]), md(cluster_reason(cluster)),
             ])
         out.extend(["## Management clusters", ""])
         out.extend(_table(["Management cluster", "CAPI", "Result", "Waves", "Switched", "Failed", "Undone", "Duration",

@@ -484,6 +484,14 @@ def repeats_object_reason(reason, cluster_name, failures):
     return False
 
 
+def cluster_reason(cluster):
+    """The reason in a management cluster's overview row: its own, else its first failed object's ('' for none)."""
+    if cluster["failure_reason"]:
+        return cluster["failure_reason"]
+    failed = [o for o in cluster["objects"] if o["result"] == "failed"]
+    return "%s: %s" % (failed[0]["ref"], failed[0]["failure_reason"]) if failed else ""
+
+
 def object_location(cluster, obj):
     """``workload cluster edge-2, wave 2 \u00b7 bulk`` (the parts that are known; '' when none is)."""
     where = []

@@ -19,6 +19,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
     action_text,
     attention,
+    cluster_reason,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
@@ -539,10 +540,7 @@ def _overview(report):
         stats = cluster_stats(cluster)
         switched, failed, reverted = stats["switched"], stats["failed"], stats["reverted"]
         waves_done = stats["waves_done"]
-        reason = cluster["failure_reason"]
-        if not reason:
-            first = [o for o in objs if o["result"] == "failed"]
-            reason = "%s: %s" % (first[0]["ref"], first[0]["failure_reason"]) if first else ""
+        reason = cluster_reason(cluster)
         rows.append(
             '<tr><td><a href="#%s"><b>%s</b></a></td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td>'
             '<td class="num">%s</td><td class="num">%s</td><td class="num">%s</td><td class="reasoncell %s">%s</td></tr>' % (

@@ -203,3 +203,9 @@ def test_attention_lists_clusters_that_did_not_finish(result, reason, next_step,
     cluster = model.normalize({"management_clusters": [
         {"name": "m", "result": result, "failure_reason": reason, "next_step": next_step}]})["management_clusters"][0]
     assert model.attention(cluster)["show_cluster"] is shown
+
+
+def test_cluster_reason_falls_back_to_the_first_failed_object():
+    assert model.cluster_reason(failed_cluster("lock lost")) == "lock lost"
+    assert model.cluster_reason(failed_cluster(None)) == "MachineDeployment/ns/a: stalled"
+    assert model.cluster_reason(cluster_of({"name": "a", "result": "succeeded"})) == ""

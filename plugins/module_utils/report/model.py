@@ -285,7 +285,7 @@ def _cluster(raw, position, mode):
     reason, next_step = split_next_step(raw.get("failure_reason"), raw.get("next_step"))
     lock = _dict(raw.get("lock"))
     cluster = {
-        "name": as_text(raw.get("name")) or "management-cluster-%d" % (position + 1),
+        "name": as_text(raw.get("name")) or f"management-cluster-{position + 1}",
         "capi_version": as_text(raw.get("capi_version")) or None,
         "api_version": as_text(raw.get("api_version")) or None,
         "result": _word(raw.get("result")) or cluster_result(objects, mode),
@@ -303,7 +303,7 @@ def _cluster(raw, position, mode):
         "notes": _strings(raw.get("notes")),
     }
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in cluster["name"])
-    cluster["anchor"] = "mc-%d-%s" % (position + 1, safe)
+    cluster["anchor"] = f"mc-{position + 1}-{safe}"
     times = [cluster["started"]]
     for obj in objects:
         times.extend([obj["started"], obj["finished"]])
@@ -340,7 +340,7 @@ def overall_status(mode, clusters):
 def normalize(report):
     """Complete, renderer-ready copy of ``report`` (see the module docstring). Raises TypeError for a non-dict."""
     if not isinstance(report, dict):
-        raise TypeError("the fleet report must be a dict, got %s" % type(report).__name__)
+        raise TypeError(f"the fleet report must be a dict, got {type(report).__name__}")
     raw_clusters = _list(report.get("management_clusters"))
     mode = _word(report.get("mode"))
     if mode is None:
@@ -417,12 +417,12 @@ def action_text(obj):
 
 def object_name(obj):
     """``team-a/prod-1-md-0`` (no namespace when unknown)."""
-    return "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
+    return f"{obj['namespace']}/{obj['name']}" if obj["namespace"] else obj["name"]
 
 
 def object_label(obj):
     """``MD team-a/prod-1-md-0``: the short kind and the name."""
-    return "%s %s" % (obj["kind_short"], object_name(obj))
+    return f"{obj['kind_short']} {object_name(obj)}"
 
 
 def wave_of(cluster, obj):
@@ -439,7 +439,7 @@ def wave_label(cluster, index):
         return DASH
     for wave in cluster["waves"]:
         if wave["index"] == index and wave["name"]:
-            return "%d \u00b7 %s" % (index, wave["name"])
+            return f"{index} \u00b7 {wave['name']}"
     return str(index)
 
 
@@ -489,7 +489,7 @@ def cluster_reason(cluster):
     if cluster["failure_reason"]:
         return cluster["failure_reason"]
     failed = [o for o in cluster["objects"] if o["result"] == "failed"]
-    return "%s: %s" % (failed[0]["ref"], failed[0]["failure_reason"]) if failed else ""
+    return f"{failed[0]['ref']}: {failed[0]['failure_reason']}" if failed else ""
 
 
 def object_location(cluster, obj):
@@ -658,32 +658,31 @@ def cluster_stats(cluster):
 
 def plural(count, word, words=None):
     """``1 machine`` / ``3 machines``."""
-    return "%d %s" % (count, word if count == 1 else (words or word + "s"))
+    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def cluster_sentence_parts(cluster, mode):
     """[(text, tone)] for the one-line summary of a management cluster; tone is '', 'red', 'orange' or 'amber'."""
     stats = cluster_stats(cluster)
     if mode == "check":
-        parts = [("Would switch %d of %s (%s to replace) in %s" % (
-            stats["to_switch"], plural(stats["total"], "object"), plural(stats["machines_to_replace"], "machine"),
-            plural(stats["waves_total"], "wave")), "")]
+        parts = [(f"Would switch {stats['to_switch']} of {plural(stats['total'], 'object')} "
+                  f"({plural(stats['machines_to_replace'], 'machine')} to replace) in {plural(stats['waves_total'], 'wave')}", "")]
         if stats["unchanged"]:
-            parts.append(("%d already on target" % stats["unchanged"], ""))
+            parts.append((f"{stats['unchanged']} already on target", ""))
         if stats["blocked"]:
-            parts.append(("%d blocked" % stats["blocked"], "amber"))
+            parts.append((f"{stats['blocked']} blocked", "amber"))
         return parts
-    parts = [("%d of %s switched" % (stats["switched"], plural(stats["total"], "object")), "")]
+    parts = [(f"{stats['switched']} of {plural(stats['total'], 'object')} switched", "")]
     for key, text, tone in (
-        ("unchanged", "%d already on target", ""),
-        ("failed", "%d failed", "red"),
-        ("reverted", "%d undone", "orange"),
-        ("pending", "%d not started", ""),
-        ("running", "%d still rolling out", ""),
-        ("skipped", "%d skipped", ""),
+        ("unchanged", "already on target", ""),
+        ("failed", "failed", "red"),
+        ("reverted", "undone", "orange"),
+        ("pending", "not started", ""),
+        ("running", "still rolling out", ""),
+        ("skipped", "skipped", ""),
     ):
         if stats[key]:
-            parts.append((text % stats[key], tone))
+            parts.append((f"{stats[key]} {text}", tone))
     if stats["waves_total"]:
-        parts.append(("%d of %s completed" % (stats["waves_done"], plural(stats["waves_total"], "wave")), ""))
+        parts.append((f"{stats['waves_done']} of {plural(stats['waves_total'], 'wave')} completed", ""))
     return parts

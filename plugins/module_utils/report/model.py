@@ -6,7 +6,10 @@
 field missing, mistyped or unknown and returns a complete structure the renderers can rely on:
 times become aware UTC datetimes or None, lists are lists, unknown results stay as given.
 ``summarize(report)`` returns plain counts (ints, strings, lists of dicts) for set_stats.
-No I/O.
+What the reports say is decided here, once: a management cluster's result (``cluster_result``, the
+rule the hardware_refresh role applies), an object's name, wave, result words and action text, what
+was undone (``is_reverted``) and what needs attention (``attention``). The Markdown and HTML
+renderers only format it. No I/O.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -16,14 +16,22 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
+    action_text,
+    attention,
+    cluster_reason,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
-    object_bucket,
-    repeats_object_reason,
+    not_started,
+    object_label,
+    object_location,
+    object_name,
+    object_outcome,
+    result_label,
+    soak_seconds,
     summarize,
+    wave_label,
 )
-from ansible_collections.capi.rollout.plugins.module_utils.report.timeline import result_label
 
 ICONS = {
     "succeeded": "\u2705",
@@ -56,11 +64,6 @@ def _table(header, rows, right=()):
     return out
 
 
-def _obj_name(obj):
-    name = "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
-    return "%s %s" % (md(obj["kind_short"]), md(name))
-
-
 def _template(obj):
     before, after = obj["before"], obj["after"]
     bname, aname = before["name"], after["name"]
@@ -74,27 +77,6 @@ def _template(obj):
         text += "<br>%s %s **%s**" % (md(before["version"]), ARROW, md(after["version"]))
     elif before["version"] or after["version"]:
         text += "<br>%s" % md(after["version"] or before["version"])
-    return text
-
-
-def _wave_name(cluster, index):
-    if index is None:
-        return DASH
-    for wave in cluster["waves"]:
-        if wave["index"] == index and wave["name"]:
-            return "%d \u00b7 %s" % (index, md(wave["name"]))
-    return str(index)
-
-
-def _object_result(obj):
-    bucket = object_bucket(obj)
-    if bucket == "switched":
-        return status("succeeded", "switched")
-    if bucket == "unchanged":
-        return status("skipped", "already on target")
-    text = status(obj["result"])
-    if obj["undo"] and obj["undo"]["finished"] and obj["undo"]["result"] != "failed" and obj["result"] == "failed":
-        text += ", " + status("undone")
     return text
 
 
@@ -123,18 +105,11 @@ def _notes(obj):
 def _objects_table(cluster, day):
     rows = []
     for obj in cluster["objects"]:
-        wave = None
-        for candidate in cluster["waves"]:
-            if candidate["index"] == obj["wave"]:
-                wave = candidate
-        soak = None
-        if wave and object_bucket(obj) in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
-            soak = seconds_between(wave["rollout_finished"], wave["soak_finished"])
         rows.append([
-            _obj_name(obj), md(obj["cluster"] or DASH), _wave_name(cluster, obj["wave"]),
+            md(object_label(obj)), md(obj["cluster"] or DASH), md(wave_label(cluster, obj["wave"])),
             str(obj["replicas"]) if obj["replicas"] is not None else DASH,
-            _template(obj), _object_result(obj), clock(obj["started"], day),
-            duration(seconds_between(obj["started"], obj["finished"])), duration(soak), _notes(obj),
+            _template(obj), ", ".join(status(result, label) for result, label in object_outcome(obj)), clock(obj["started"], day),
+            duration(seconds_between(obj["started"], obj["finished"])), duration(soak_seconds(cluster, obj)), _notes(obj),
         ])
     return _table(["Object", "Workload cluster", "Wave", "Replicas", "Template before %s after" % ARROW, "Result",
                    "Started", "Rollout", "Soak", "Reason / notes"], rows, right=(3, 6, 7, 8))
@@ -143,9 +118,9 @@ def _objects_table(cluster, day):
 def _waves_table(cluster, day):
     rows = []
     for wave in cluster["waves"]:
-        names = ", ".join(_obj_name(o) for o in wave["objects"]) or DASH
+        names = ", ".join(md(object_label(o)) for o in wave["objects"]) or DASH
         rows.append([
-            "%d" % wave["index"] + (" \u00b7 %s" % md(wave["name"]) if wave["name"] else ""), names,
+            md(wave_label(cluster, wave["index"])), names,
             clock(wave["started"], day),
             duration(seconds_between(wave["started"], wave["rollout_finished"])),
             duration(seconds_between(wave["rollout_finished"], wave["soak_finished"])),
@@ -154,28 +129,18 @@ def _waves_table(cluster, day):
     return _table(["Wave", "Objects", "Started", "Rollout", "Soak", "Result"], rows, right=(2, 3, 4))
 
 
-def _action_text(obj):
-    return {
-        "switch": "switch template",
-        "plan": "switch template",
-        "unchanged": "none (already on target)",
-        "skip": "skip",
-        "undo": "undo",
-    }.get(obj["action"], md(obj["action"]))
-
-
 def _plan_table(cluster):
     rows = []
     for obj in cluster["objects"]:
         blockers = "<br>".join("%s %s" % (ICONS["blocked"], md(b)) for b in obj["blockers"])
         if not blockers and obj["action"] in ("switch", "plan", "undo"):
             blockers = "none"
-        action = _action_text(obj)
+        action = md(action_text(obj))
         if obj["failure_reason"]:
             action += "<br>" + md(obj["failure_reason"])
         rows.append([
-            md(obj["cluster"] or DASH), _obj_name(obj), str(obj["replicas"]) if obj["replicas"] is not None else DASH,
-            _template(obj), action, _wave_name(cluster, obj["wave"]), blockers,
+            md(obj["cluster"] or DASH), md(object_label(obj)), str(obj["replicas"]) if obj["replicas"] is not None else DASH,
+            _template(obj), action, md(wave_label(cluster, obj["wave"])), blockers,
         ])
     return _table(["Workload cluster", "Object", "Replicas", "Current template %s target template" % ARROW, "Action",
                    "Wave", "Blockers"], rows, right=(2,))
@@ -188,66 +153,47 @@ def _sentence(cluster, mode):
 def _attention(report):
     out = []
     for cluster in report["management_clusters"]:
-        failed = [o for o in cluster["objects"] if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
-        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
-        fallback = None
-        show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and (
-            cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
-        if show_cluster and cluster["result"] == "failed" and failed and (
-                not cluster["failure_reason"] or repeats_object_reason(cluster["failure_reason"], cluster["name"], reasons)):
-            show_cluster = False
-            fallback = cluster["next_step"]
-        if show_cluster:
+        needs = attention(cluster)
+        if needs["show_cluster"]:
             out.append("### %s %s: %s" % (ICONS.get(cluster["result"], ""), md(cluster["name"]), md(result_label(cluster["result"]))))
             out.append("")
             if cluster["failure_reason"]:
                 out.append("- **Reason:** %s" % md(cluster["failure_reason"]))
-            pending = [o for o in cluster["objects"] if o["result"] == "pending"]
+            pending = not_started(cluster)
             if pending:
-                out.append("- **Not started:** %s" % ", ".join(_obj_name(o) for o in pending))
+                out.append("- **Not started:** %s" % ", ".join(md(object_label(o)) for o in pending))
             if cluster["next_step"]:
                 out.append("- **Next step:** %s" % md(cluster["next_step"]))
             out.append("")
-        for obj in failed:
-            where = []
-            if obj["cluster"]:
-                where.append("workload cluster " + obj["cluster"])
-            if obj["wave"] is not None:
-                where.append("wave %s" % _wave_name(cluster, obj["wave"]))
+        for failure in needs["failures"]:
+            obj = failure["object"]
+            location = object_location(cluster, obj)
             out.append("### %s %s \u203a %s %s%s" % (
-                ICONS["failed"], md(cluster["name"]), md(obj["kind"]),
-                md("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]),
-                " (%s)" % md(", ".join(where)) if where else ""))
+                ICONS["failed"], md(cluster["name"]), md(obj["kind"]), md(object_name(obj)),
+                " (%s)" % md(location) if location else ""))
             out.append("")
             out.append("- **Reason:** %s" % md(obj["failure_reason"]))
             for stuck in obj["stuck_machines"]:
                 out.append("- **Stuck:** machine %s%s%s" % (
                     md(stuck["name"] or DASH), " (node %s)" % md(stuck["node"]) if stuck["node"] else " (no node yet)",
                     ": " + md(stuck["reason"]) if stuck["reason"] else ""))
-            next_step = obj["next_step"] or fallback
-            fallback = None
             undo = obj["undo"]
-            if undo and undo["started"]:
-                if undo["result"] == "failed":
-                    out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
-                    next_step = undo["next_step"] or next_step
-                else:
-                    others = [o for o in cluster["objects"] if o is not obj and o["undo"] and o["undo"]["started"]]
-                    out.append("- **Undone:** switched back to %s in %s%s" % (
-                        md(obj["before"]["name"] or "the previous template"),
-                        duration(seconds_between(undo["started"], undo["finished"])),
-                        "; also undone: " + ", ".join(_obj_name(o) for o in others) if others else ""))
-            if next_step:
-                out.append("- **Next step:** %s" % md(next_step))
+            if undo and undo["started"] and undo["result"] == "failed":
+                out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
+            elif undo and undo["started"]:
+                out.append("- **Undone:** switched back to %s in %s%s" % (
+                    md(obj["before"]["name"] or "the previous template"),
+                    duration(seconds_between(undo["started"], undo["finished"])),
+                    "; also undone: " + ", ".join(md(object_label(o)) for o in failure["also_undone"])
+                    if failure["also_undone"] else ""))
+            if failure["next_step"]:
+                out.append("- **Next step:** %s" % md(failure["next_step"]))
             out.append("")
-        for obj in cluster["objects"]:
-            if obj["blockers"]:
-                out.append("### %s %s \u203a %s %s: blocked" % (
-                    ICONS["blocked"], md(cluster["name"]), md(obj["kind"]),
-                    md("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"])))
-                out.append("")
-                out.extend("- %s" % md(b) for b in obj["blockers"])
-                out.append("")
+        for obj in needs["blocked"]:
+            out.append("### %s %s \u203a %s %s: blocked" % (ICONS["blocked"], md(cluster["name"]), md(obj["kind"]), md(object_name(obj))))
+            out.append("")
+            out.extend("- %s" % md(b) for b in obj["blockers"])
+            out.append("")
     if not out:
         return []
     return ["## Needs attention", ""] + out
@@ -313,11 +259,10 @@ def render_markdown(raw):
         rows = []
         for cluster in clusters:
             stats = cluster_stats(cluster)
-            reason = cluster["failure_reason"] or ""
             rows.append([
                 md(cluster["name"]), md(cluster["capi_version"] or DASH), status(cluster["result"]),
                 "%d / %d" % (stats["waves_done"], stats["waves_total"]), "%d / %d" % (stats["switched"], stats["total"]),
-                str(stats["failed"]), str(stats["reverted"]), duration(cluster["duration_seconds"]), md(reason),
+                str(stats["failed"]), str(stats["reverted"]), duration(cluster["duration_seconds"]), md(cluster_reason(cluster)),
             ])
         out.extend(["## Management clusters", ""])
         out.extend(_table(["Management cluster", "CAPI", "Result", "Waves", "Switched", "Failed", "Undone", "Duration",

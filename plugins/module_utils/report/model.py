@@ -6,7 +6,10 @@
 field missing, mistyped or unknown and returns a complete structure the renderers can rely on:
 times become aware UTC datetimes or None, lists are lists, unknown results stay as given.
 ``summarize(report)`` returns plain counts (ints, strings, lists of dicts) for set_stats.
-No I/O.
+What the reports say is decided here, once: a management cluster's result (``cluster_result``, the
+rule the hardware_refresh role applies), an object's name, wave, result words and action text, what
+was undone (``is_reverted``) and what needs attention (``attention``). The Markdown and HTML
+renderers only format it. No I/O.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +18,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
+    DASH,
     as_int,
     as_text,
     as_time,
@@ -195,19 +199,45 @@ def _wave(raw, position):
     }
 
 
-def _derive_cluster_result(objects, mode):
+def cluster_result(objects, mode, stopped=None):
+    """The result of one management cluster, as the hardware_refresh role reports it.
+
+    ``objects``: the report objects (dicts with ``action`` and ``result``); ``mode``: ``check`` or
+    ``apply``; ``stopped``: the result the run stopped with (``failed``, ``stopped_window``,
+    ``skipped``), which wins. Otherwise: ``failed`` when an object failed or was undone; ``planned``
+    in check mode (and for objects that are all planned); ``partial`` while objects are pending or
+    running, or when some but not all were skipped; ``skipped`` when all were (or there are none);
+    else ``succeeded``.
+    """
+    if stopped:
+        return stopped
+    results = [_dict(o).get("result") for o in objects]
+    if "failed" in results or "undone" in results:
+        return "failed"
+    # a report written without a mode can still be a plan: its objects say so
+    if mode == "check" or ("planned" in results and set(results) <= {"planned", "skipped"}):
+        return "planned"
+    skipped = [o for o in objects if _dict(o).get("action") == "skip" or _dict(o).get("result") == "skipped"]
+    if "pending" in results or "running" in results or 0 < len(skipped) < len(objects):
+        return "partial"
+    if len(skipped) == len(objects):
+        return "skipped"
+    return "succeeded"
+
+
+def wave_result(objects):
+    """The result of a wave that recorded none, from its objects: unlike a management cluster, a wave
+    is ``running`` while an object rolls out and ``pending`` until one starts."""
     results = set(o["result"] for o in objects)
-    if not objects:
-        return "planned" if mode == "check" else "skipped"
-    if results & set(["failed", "undone"]):
+    if results & {"failed", "undone"}:
         return "failed"
     if "running" in results:
         return "running"
-    if results <= set(["planned", "skipped"]) and "planned" in results:
+    if "planned" in results and results <= {"planned", "skipped"}:
         return "planned"
     if "pending" in results:
-        return "partial" if results - set(["pending"]) else "pending"
-    if results <= set(["skipped"]):
+        return "partial" if results - {"pending"} else "pending"
+    if results <= {"skipped"}:
         return "skipped"
     return "succeeded"
 
@@ -249,7 +279,7 @@ def _cluster(raw, position, mode):
             wave["finished"] = wave["soak_finished"] or _span(
                 [o["finished"] for o in members] + [(o["undo"] or {}).get("finished") for o in members])[1]
         if wave["result"] is None and members:
-            wave["result"] = _derive_cluster_result(members, mode)
+            wave["result"] = wave_result(members)
     objects.sort(key=lambda o: (
         -1 if o["wave"] is None else o["wave"],
         KIND_ORDER.get(o["kind"].lower(), 2),
@@ -258,10 +288,10 @@ def _cluster(raw, position, mode):
     reason, next_step = split_next_step(raw.get("failure_reason"), raw.get("next_step"))
     lock = _dict(raw.get("lock"))
     cluster = {
-        "name": as_text(raw.get("name")) or "management-cluster-%d" % (position + 1),
+        "name": as_text(raw.get("name")) or f"management-cluster-{position + 1}",
         "capi_version": as_text(raw.get("capi_version")) or None,
         "api_version": as_text(raw.get("api_version")) or None,
-        "result": _word(raw.get("result")) or _derive_cluster_result(objects, mode),
+        "result": _word(raw.get("result")) or cluster_result(objects, mode),
         "failure_reason": reason,
         "next_step": next_step,
         "started": as_time(raw.get("started")),
@@ -276,7 +306,7 @@ def _cluster(raw, position, mode):
         "notes": _strings(raw.get("notes")),
     }
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in cluster["name"])
-    cluster["anchor"] = "mc-%d-%s" % (position + 1, safe)
+    cluster["anchor"] = f"mc-{position + 1}-{safe}"
     times = [cluster["started"]]
     for obj in objects:
         times.extend([obj["started"], obj["finished"]])
@@ -313,7 +343,7 @@ def overall_status(mode, clusters):
 def normalize(report):
     """Complete, renderer-ready copy of ``report`` (see the module docstring). Raises TypeError for a non-dict."""
     if not isinstance(report, dict):
-        raise TypeError("the fleet report must be a dict, got %s" % type(report).__name__)
+        raise TypeError(f"the fleet report must be a dict, got {type(report).__name__}")
     raw_clusters = _list(report.get("management_clusters"))
     mode = _word(report.get("mode"))
     if mode is None:
@@ -356,12 +386,159 @@ def object_bucket(obj):
     return "other"
 
 
+RESULT_LABELS = {
+    "succeeded": "succeeded",
+    "failed": "failed",
+    "partial": "partial",
+    "stopped_window": "stopped: window",
+    "running": "running",
+    "pending": "not started",
+    "planned": "planned",
+    "skipped": "skipped",
+    "undone": "undone",
+    "unchanged": "already on target",
+}
+
+ACTION_TEXTS = {
+    "switch": "switch template",
+    "plan": "switch template",
+    "unchanged": "none (already on target)",
+    "skip": "skip",
+    "undo": "undo",
+}
+
+
+def result_label(result):
+    """The words for a result (of the run, a management cluster, a wave or an object)."""
+    return RESULT_LABELS.get(result, (result or "unknown").replace("_", " "))
+
+
+def action_text(obj):
+    """What the plan does with an object, in words."""
+    return ACTION_TEXTS.get(obj["action"], obj["action"])
+
+
+def object_name(obj):
+    """``team-a/prod-1-md-0`` (no namespace when unknown)."""
+    return f"{obj['namespace']}/{obj['name']}" if obj["namespace"] else obj["name"]
+
+
+def object_label(obj):
+    """``MD team-a/prod-1-md-0``: the short kind and the name."""
+    return f"{obj['kind_short']} {object_name(obj)}"
+
+
+def wave_of(cluster, obj):
+    """The wave an object belongs to, or None."""
+    for wave in cluster["waves"]:
+        if wave["index"] == obj["wave"]:
+            return wave
+    return None
+
+
+def wave_label(cluster, index):
+    """``2 \u00b7 bulk``, or just the index when the wave has no name; a dash for no wave."""
+    if index is None:
+        return DASH
+    for wave in cluster["waves"]:
+        if wave["index"] == index and wave["name"]:
+            return f"{index} \u00b7 {wave['name']}"
+    return str(index)
+
+
+def is_reverted(obj):
+    """True when the object's undo finished and succeeded (or recorded no result): it is back on its template."""
+    undo = obj["undo"]
+    return bool(undo and undo["finished"] and undo["result"] in ("succeeded", None))
+
+
+def object_outcome(obj):
+    """[(result, label)] for an object's result cell: one pair, and a second (undone) for a failed object
+    that was switched back. ``result`` picks the icon or colour, ``label`` is the words."""
+    bucket = object_bucket(obj)
+    if bucket == "switched":
+        return [("succeeded", "switched")]
+    if bucket == "unchanged":
+        return [("skipped", result_label("unchanged"))]
+    outcome = [(obj["result"], result_label(obj["result"]))]
+    if obj["result"] == "failed" and is_reverted(obj):
+        outcome.append(("undone", result_label("undone")))
+    return outcome
+
+
+def soak_seconds(cluster, obj):
+    """How long the object's wave soaked after the object rolled out; None when it did not soak."""
+    wave = wave_of(cluster, obj)
+    if wave and object_bucket(obj) in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
+        return seconds_between(wave["rollout_finished"], wave["soak_finished"])
+    return None
+
+
+def not_started(cluster):
+    """The objects of a management cluster that were never started."""
+    return [o for o in cluster["objects"] if o["result"] == "pending"]
+
+
 def repeats_object_reason(reason, cluster_name, failures):
     """True when a cluster-level reason only repeats the reason of one of its failed objects."""
     for failure in failures:
         if failure["management_cluster"] == cluster_name and failure["reason"] and failure["reason"] in reason:
             return True
     return False
+
+
+def cluster_reason(cluster):
+    """The reason in a management cluster's overview row: its own, else its first failed object's ('' for none)."""
+    if cluster["failure_reason"]:
+        return cluster["failure_reason"]
+    failed = [o for o in cluster["objects"] if o["result"] == "failed"]
+    return f"{failed[0]['ref']}: {failed[0]['failure_reason']}" if failed else ""
+
+
+def object_location(cluster, obj):
+    """``workload cluster edge-2, wave 2 \u00b7 bulk`` (the parts that are known; '' when none is)."""
+    where = []
+    if obj["cluster"]:
+        where.append("workload cluster " + obj["cluster"])
+    if obj["wave"] is not None:
+        where.append("wave " + wave_label(cluster, obj["wave"]))
+    return ", ".join(where)
+
+
+def attention(cluster):
+    """What needs attention in one management cluster (normalised), for the report's "Needs attention" section.
+
+    ``show_cluster``: whether the management cluster gets an entry of its own (its result, reason, next step
+    and the objects not started); ``failures``: [{object, next_step, also_undone}] for the objects that failed
+    or whose undo failed, with the next step to show and the other objects that were switched back;
+    ``blocked``: the objects with blockers.
+    """
+    objects = cluster["objects"]
+    failed = [o for o in objects if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
+    if not failed:
+        # objects switched back for a failure the report does not show are all that is left of it
+        failed = [o for o in objects if o["result"] == "undone"]
+    show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and bool(
+        cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
+    if show_cluster and cluster["result"] == "failed" and failed:
+        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
+        # a failed cluster whose reason only repeats an object's is told on that object
+        show_cluster = bool(cluster["failure_reason"]) and not repeats_object_reason(
+            cluster["failure_reason"], cluster["name"], reasons)
+    # the cluster's next step then goes with its first failed object, unless that has its own
+    fallback = cluster["next_step"] if cluster["result"] == "failed" and not show_cluster else None
+    failures = []
+    for obj in failed:
+        next_step = obj["next_step"] or fallback
+        fallback = None
+        also_undone = []
+        undo = obj["undo"]
+        if undo and undo["started"] and undo["result"] == "failed":
+            next_step = undo["next_step"] or next_step
+        elif undo and undo["started"]:
+            also_undone = [o for o in objects if o is not obj and o["undo"] and o["undo"]["started"]]
+        failures.append({"object": obj, "next_step": next_step, "also_undone": also_undone})
+    return {"show_cluster": show_cluster, "failures": failures, "blocked": [o for o in objects if o["blockers"]]}
 
 
 def _zero_counts():
@@ -407,7 +584,7 @@ def summarize(report):
                 counts["replicas"] += obj["replicas"] or 0
                 if obj["blockers"]:
                     counts["blocked"] += 1
-                if obj["undo"] and obj["undo"]["result"] in ("succeeded", None) and obj["undo"]["finished"] is not None:
+                if is_reverted(obj):
                     counts["reverted"] += 1
             if bucket == "switched":
                 machines_replaced += obj["replicas"] or 0
@@ -472,7 +649,7 @@ def cluster_stats(cluster):
     to_switch = [o for o in objs if o["action"] in ("switch", "plan", "undo") and o["result"] == "planned"]
     stats.update({
         "total": len(objs),
-        "reverted": len([o for o in objs if o["undo"] and o["undo"]["finished"] and o["undo"]["result"] != "failed"]),
+        "reverted": len([o for o in objs if is_reverted(o)]),
         "blocked": len([o for o in objs if o["blockers"]]),
         "to_switch": len(to_switch),
         "machines_to_replace": sum(o["replicas"] or 0 for o in to_switch),
@@ -484,32 +661,31 @@ def cluster_stats(cluster):
 
 def plural(count, word, words=None):
     """``1 machine`` / ``3 machines``."""
-    return "%d %s" % (count, word if count == 1 else (words or word + "s"))
+    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def cluster_sentence_parts(cluster, mode):
     """[(text, tone)] for the one-line summary of a management cluster; tone is '', 'red', 'orange' or 'amber'."""
     stats = cluster_stats(cluster)
     if mode == "check":
-        parts = [("Would switch %d of %s (%s to replace) in %s" % (
-            stats["to_switch"], plural(stats["total"], "object"), plural(stats["machines_to_replace"], "machine"),
-            plural(stats["waves_total"], "wave")), "")]
+        parts = [(f"Would switch {stats['to_switch']} of {plural(stats['total'], 'object')} "
+                  f"({plural(stats['machines_to_replace'], 'machine')} to replace) in {plural(stats['waves_total'], 'wave')}", "")]
         if stats["unchanged"]:
-            parts.append(("%d already on target" % stats["unchanged"], ""))
+            parts.append((f"{stats['unchanged']} already on target", ""))
         if stats["blocked"]:
-            parts.append(("%d blocked" % stats["blocked"], "amber"))
+            parts.append((f"{stats['blocked']} blocked", "amber"))
         return parts
-    parts = [("%d of %s switched" % (stats["switched"], plural(stats["total"], "object")), "")]
+    parts = [(f"{stats['switched']} of {plural(stats['total'], 'object')} switched", "")]
     for key, text, tone in (
-        ("unchanged", "%d already on target", ""),
-        ("failed", "%d failed", "red"),
-        ("reverted", "%d undone", "orange"),
-        ("pending", "%d not started", ""),
-        ("running", "%d still rolling out", ""),
-        ("skipped", "%d skipped", ""),
+        ("unchanged", "already on target", ""),
+        ("failed", "failed", "red"),
+        ("reverted", "undone", "orange"),
+        ("pending", "not started", ""),
+        ("running", "still rolling out", ""),
+        ("skipped", "skipped", ""),
     ):
         if stats[key]:
-            parts.append((text % stats[key], tone))
+            parts.append((f"{stats[key]} {text}", tone))
     if stats["waves_total"]:
-        parts.append(("%d of %s completed" % (stats["waves_done"], plural(stats["waves_total"], "wave")), ""))
+        parts.append((f"{stats['waves_done']} of {plural(stats['waves_total'], 'wave')} completed", ""))
     return parts

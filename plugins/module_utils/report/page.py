@@ -17,17 +17,26 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
     NormalizedReport,
+    action_text,
+    attention,
+    cluster_reason,
     cluster_sentence_parts,
     cluster_stats,
     normalize,
+    not_started,
     object_bucket,
-    repeats_object_reason,
+    object_label,
+    object_location,
+    object_name,
+    object_outcome,
+    result_label,
+    soak_seconds,
     summarize,
+    wave_label,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.timeline import (
     cluster_timeline,
     fleet_timeline,
-    result_label,
 )
 
 CSS = """
@@ -202,9 +211,8 @@ def _kind_chip(obj):
     return '<span class="kind-chip%s" title="%s">%s</span>' % (" kcp" if short == "KCP" else "", h(obj["kind"]), h(short))
 
 
-def _obj_name(obj):
-    name = "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
-    return '%s<span class="objname">%s</span>' % (_kind_chip(obj), h(name))
+def _name_cell(obj):
+    return '%s<span class="objname">%s</span>' % (_kind_chip(obj), h(object_name(obj)))
 
 
 def _template_cell(obj):
@@ -226,26 +234,6 @@ def _template_cell(obj):
         else:
             versions = '<br><span class="muted">%s</span>' % h(after["version"] or before["version"])
     return '<div class="tmpl">%s%s%s</div>' % (kind_line, body, versions)
-
-
-def _wave_name(cluster, index):
-    if index is None:
-        return DASH
-    for wave in cluster["waves"]:
-        if wave["index"] == index and wave["name"]:
-            return "%d \u00b7 %s" % (index, wave["name"])
-    return str(index)
-
-
-def _object_result(obj):
-    bucket = object_bucket(obj)
-    if bucket == "switched":
-        return _pill("succeeded", "switched")
-    if bucket == "unchanged":
-        return _pill("skipped", "already on target")
-    if obj["result"] == "failed" and obj["undo"] and obj["undo"]["result"] in ("succeeded", None) and obj["undo"]["finished"]:
-        return _pill("failed") + " " + _pill("undone")
-    return _pill(obj["result"], result_label(obj["result"]))
 
 
 def _undo_note(obj):
@@ -273,14 +261,8 @@ def _objects_table(cluster, day):
     for obj in cluster["objects"]:
         bucket = object_bucket(obj)
         cls = {"failed": "is-failed", "undone": "is-undone"}.get(bucket, "")
-        wave = None
-        for candidate in cluster["waves"]:
-            if candidate["index"] == obj["wave"]:
-                wave = candidate
         rollout = seconds_between(obj["started"], obj["finished"])
-        soak = None
-        if wave and bucket in ("switched", "undone") and wave["rollout_finished"] and wave["soak_finished"]:
-            soak = seconds_between(wave["rollout_finished"], wave["soak_finished"])
+        soak = soak_seconds(cluster, obj)
         notes = []
         if obj["failure_reason"] and obj["result"] in ("failed", "undone"):
             notes.append('<div class="note red">%s</div>' % h(obj["failure_reason"]))
@@ -298,24 +280,14 @@ def _objects_table(cluster, day):
         rows.append(
             '<tr class="%s"><td class="objcell">%s%s</td><td class="wavecell">%s</td><td>%s</td><td>%s</td>'
             '<td class="num">%s</td><td class="num">%s</td><td class="num">%s</td><td>%s</td></tr>' % (
-                cls, _obj_name(obj), _object_sub(obj), h(_wave_name(cluster, obj["wave"])),
-                _template_cell(obj), _object_result(obj),
+                cls, _name_cell(obj), _object_sub(obj), h(wave_label(cluster, obj["wave"])),
+                _template_cell(obj), " ".join(_pill(result, label) for result, label in object_outcome(obj)),
                 h(clock(obj["started"], day)), h(duration(rollout)), h(duration(soak)), "".join(notes)))
     return (
         '<table class="objects"><thead><tr><th>Object</th><th>Wave</th>'
         "<th>Template before %s after</th><th>Result</th><th class=\"num\">Started</th><th class=\"num\">Rollout</th>"
         '<th class="num">Soak</th><th>Reason / notes</th></tr></thead><tbody>%s</tbody></table>' % (ARROW, "".join(rows))
     )
-
-
-def _action_text(obj):
-    return {
-        "switch": "switch template",
-        "plan": "switch template",
-        "unchanged": "none (already on target)",
-        "skip": "skip",
-        "undo": "undo",
-    }.get(obj["action"], obj["action"])
 
 
 def _plan_table(cluster):
@@ -330,9 +302,9 @@ def _plan_table(cluster):
         rows.append(
             '<tr class="%s"><td>%s</td><td class="objcell">%s</td><td class="num">%s</td><td>%s</td><td>%s%s</td>'
             '<td class="wavecell">%s</td><td>%s</td></tr>' % (
-                "is-blocked" if blocked else "", h(obj["cluster"] or DASH), _obj_name(obj),
+                "is-blocked" if blocked else "", h(obj["cluster"] or DASH), _name_cell(obj),
                 h(obj["replicas"] if obj["replicas"] is not None else DASH), _template_cell(obj),
-                h(_action_text(obj)), reason, h(_wave_name(cluster, obj["wave"])), blockers))
+                h(action_text(obj)), reason, h(wave_label(cluster, obj["wave"])), blockers))
     return (
         '<table class="plan"><thead><tr><th>Workload cluster</th><th>Object</th><th class="num">Replicas</th>'
         "<th>Current template %s target template</th><th>Action</th><th>Wave</th><th>Blockers</th></tr></thead>"
@@ -390,11 +362,10 @@ def _cluster_card(cluster, report, index):
                                 h(clock(lock["released"], day)) if lock["released"] else "still held")
         facts.append("lock <code>%s</code>%s" % (h(lock["holder"]), held))
     reason = cluster["failure_reason"]
-    pending = [o for o in cluster["objects"] if o["result"] == "pending"]
+    pending = not_started(cluster)
     extra = ""
     if cluster["result"] == "stopped_window" and pending:
-        extra = '<div class="aside">Not started: %s</div>' % ", ".join(
-            "%s %s" % (h(o["kind_short"]), h("%s/%s" % (o["namespace"], o["name"]) if o["namespace"] else o["name"])) for o in pending)
+        extra = '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
     next_step = cluster["next_step"]
     parts = [
         '<section class="card status-%s" id="%s">' % (h(cluster["result"]), h(cluster["anchor"])),
@@ -422,87 +393,65 @@ def _cluster_card(cluster, report, index):
     return "".join(parts)
 
 
-def _issue(cluster, obj, kind, head_extra="", fallback_next_step=None):
+def _issue(result, head, body, next_step):
     """One entry of the 'Needs attention' panel."""
-    if obj is None:
-        result = cluster["result"]
-        head = '%s <b>%s</b>%s' % (_badge(result), h(cluster["name"]), head_extra)
-        reason, next_step = cluster["failure_reason"], cluster["next_step"]
-        body = '<div class="reason">%s</div>' % h(reason) if reason else ""
-        pending = [o for o in cluster["objects"] if o["result"] == "pending"]
-        if pending:
-            body += '<div class="aside">Not started: %s</div>' % ", ".join(
-                h("%s %s" % (o["kind_short"], "%s/%s" % (o["namespace"], o["name"]) if o["namespace"] else o["name"]))
-                for o in pending)
-    else:
-        result = "failed" if kind == "failed" else "planned"
-        where = []
-        if obj["cluster"]:
-            where.append("workload cluster " + obj["cluster"])
-        if obj["wave"] is not None:
-            where.append("wave " + _wave_name(cluster, obj["wave"]))
-        head = '%s <a href="#%s"><b>%s</b></a> \u203a <span class="obj">%s %s</span> <span class="muted">%s</span>' % (
-            _badge("failed") if kind == "failed" else _badge("stopped_window", text="blocked"),
-            h(cluster["anchor"]), h(cluster["name"]), h(obj["kind"]),
-            h("%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]),
-            h("(" + ", ".join(where) + ")") if where else "")
-        body = ""
-        next_step = obj["next_step"] or fallback_next_step
-        if kind == "failed":
-            body += '<div class="reason">%s</div>' % h(obj["failure_reason"])
-            if obj["stuck_machines"]:
-                body += '<ul class="stuck">%s</ul>' % "".join(
-                    "<li>machine <code>%s</code>%s%s</li>" % (
-                        h(s["name"] or DASH), " (node <code>%s</code>)" % h(s["node"]) if s["node"] else " (no node yet)",
-                        ": " + h(s["reason"]) if s["reason"] else "")
-                    for s in obj["stuck_machines"])
-            undo = obj["undo"]
-            if undo and undo["started"]:
-                if undo["result"] == "failed":
-                    body += '<div class="aside red">Undo failed: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
-                    next_step = undo["next_step"] or next_step
-                else:
-                    others = [o for o in cluster["objects"] if o is not obj and o["undo"] and o["undo"]["started"]]
-                    body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
-                        h(obj["before"]["name"] or "the previous template"),
-                        h(duration(seconds_between(undo["started"], undo["finished"]))),
-                        "; also undone: " + ", ".join(h("%s %s" % (o["kind_short"], o["name"])) for o in others) if others else "")
-        else:
-            body += '<ul class="stuck">%s</ul>' % "".join("<li>%s</li>" % h(b) for b in obj["blockers"])
-            result = "stopped_window"
     if next_step:
         body += '<div class="next"><b>Next step:</b> %s</div>' % h(next_step)
     return '<div class="issue %s"><div class="issue-head">%s</div>%s</div>' % ("bad" if result == "failed" else "warn", head, body)
+
+
+def _cluster_issue(cluster):
+    head = '%s <b>%s</b>' % (_badge(cluster["result"]), h(cluster["name"]))
+    body = '<div class="reason">%s</div>' % h(cluster["failure_reason"]) if cluster["failure_reason"] else ""
+    pending = not_started(cluster)
+    if pending:
+        body += '<div class="aside">Not started: %s</div>' % ", ".join(h(object_label(o)) for o in pending)
+    return _issue(cluster["result"], head, body, cluster["next_step"])
+
+
+def _object_head(cluster, obj, badge):
+    location = object_location(cluster, obj)
+    return '%s <a href="#%s"><b>%s</b></a> \u203a <span class="obj">%s %s</span> <span class="muted">%s</span>' % (
+        badge, h(cluster["anchor"]), h(cluster["name"]), h(obj["kind"]), h(object_name(obj)),
+        h("(" + location + ")") if location else "")
+
+
+def _failure_issue(cluster, failure):
+    obj = failure["object"]
+    body = '<div class="reason">%s</div>' % h(obj["failure_reason"])
+    if obj["stuck_machines"]:
+        body += '<ul class="stuck">%s</ul>' % "".join(
+            "<li>machine <code>%s</code>%s%s</li>" % (
+                h(s["name"] or DASH), " (node <code>%s</code>)" % h(s["node"]) if s["node"] else " (no node yet)",
+                ": " + h(s["reason"]) if s["reason"] else "")
+            for s in obj["stuck_machines"])
+    undo = obj["undo"]
+    if undo and undo["started"] and undo["result"] == "failed":
+        body += '<div class="aside red">Undo failed: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
+    elif undo and undo["started"]:
+        body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
+            h(obj["before"]["name"] or "the previous template"),
+            h(duration(seconds_between(undo["started"], undo["finished"]))),
+            "; also undone: " + ", ".join(h(object_label(o)) for o in failure["also_undone"]) if failure["also_undone"] else "")
+    return _issue("failed", _object_head(cluster, obj, _badge("failed")), body, failure["next_step"])
+
+
+def _blocked_issue(cluster, obj):
+    body = '<ul class="stuck">%s</ul>' % "".join("<li>%s</li>" % h(b) for b in obj["blockers"])
+    return _issue("stopped_window", _object_head(cluster, obj, _badge("stopped_window", text="blocked")), body, obj["next_step"])
 
 
 def _attention(report):
     items = []
     any_failed = False
     for cluster in report["management_clusters"]:
-        obj_failures = [o for o in cluster["objects"] if o["result"] == "failed"
-                        or (o["undo"] and o["undo"]["result"] == "failed")]
-        if not obj_failures:
-            obj_failures = [o for o in cluster["objects"] if o["result"] == "undone" and not any(
-                x["result"] == "failed" for x in cluster["objects"])]
-        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in obj_failures]
-        show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and (
-            cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
-        if show_cluster and cluster["result"] == "failed" and obj_failures and (
-                not cluster["failure_reason"] or repeats_object_reason(cluster["failure_reason"], cluster["name"], reasons)):
-            show_cluster = False
-        fallback = None
-        if show_cluster:
-            items.append(_issue(cluster, None, cluster["result"]))
+        needs = attention(cluster)
+        if needs["show_cluster"]:
+            items.append(_cluster_issue(cluster))
             any_failed = any_failed or cluster["result"] == "failed"
-        elif cluster["result"] == "failed":
-            fallback = cluster["next_step"]
-        for obj in obj_failures:
-            items.append(_issue(cluster, obj, "failed", fallback_next_step=fallback))
-            fallback = None
-            any_failed = True
-        for obj in cluster["objects"]:
-            if obj["blockers"]:
-                items.append(_issue(cluster, obj, "blocked"))
+        items.extend(_failure_issue(cluster, failure) for failure in needs["failures"])
+        any_failed = any_failed or bool(needs["failures"])
+        items.extend(_blocked_issue(cluster, obj) for obj in needs["blocked"])
     if not items:
         clusters = report["management_clusters"]
         if report["mode"] == "check" and clusters:
@@ -591,10 +540,7 @@ def _overview(report):
         stats = cluster_stats(cluster)
         switched, failed, reverted = stats["switched"], stats["failed"], stats["reverted"]
         waves_done = stats["waves_done"]
-        reason = cluster["failure_reason"]
-        if not reason:
-            first = [o for o in objs if o["result"] == "failed"]
-            reason = "%s: %s" % (first[0]["ref"], first[0]["failure_reason"]) if first else ""
+        reason = cluster_reason(cluster)
         rows.append(
             '<tr><td><a href="#%s"><b>%s</b></a></td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td>'
             '<td class="num">%s</td><td class="num">%s</td><td class="num">%s</td><td class="reasoncell %s">%s</td></tr>' % (

@@ -19,6 +19,11 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
     seconds_between,
     shorten,
 )
+from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
+    object_name,
+    result_label,
+    wave_of,
+)
 
 WIDTH = 1200
 LABEL_W = 290          # left column: object names
@@ -157,13 +162,6 @@ def _padded_scale(start, end):
     return Scale(start - datetime.timedelta(seconds=pad), end + datetime.timedelta(seconds=pad))
 
 
-def _wave_of(cluster, obj):
-    for wave in cluster["waves"]:
-        if wave["index"] == obj["wave"]:
-            return wave
-    return None
-
-
 def _object_row(uid, cluster, obj, scale, y, run_end):
     """One object: rollout bar, wait line, soak bar, undo bar, marker, label on the right."""
     parts = []
@@ -172,8 +170,7 @@ def _object_row(uid, cluster, obj, scale, y, run_end):
     parts.append('<rect class="chip chip-%s" x="8" y="%s" width="36" height="16" rx="4"/>' % (
         "kcp" if chip == "KCP" else "md", _fmt(mid - 12)))
     parts.append(_text(26, mid, chip, "chip-text", "middle"))
-    name = "%s/%s" % (obj["namespace"], obj["name"]) if obj["namespace"] else obj["name"]
-    parts.append(_text(52, mid - 1, shorten(name, 34), "row-name", title=obj["ref"]))
+    parts.append(_text(52, mid - 1, shorten(object_name(obj), 34), "row-name", title=obj["ref"]))
     sub = []
     if obj["cluster"]:
         sub.append("cluster " + obj["cluster"])
@@ -181,12 +178,11 @@ def _object_row(uid, cluster, obj, scale, y, run_end):
         sub.append("%d replica%s" % (obj["replicas"], "" if obj["replicas"] == 1 else "s"))
     parts.append(_text(52, mid + 12, shorten(" \u00b7 ".join(sub), 44), "row-sub"))
 
-    wave = _wave_of(cluster, obj)
+    wave = wave_of(cluster, obj)
     started, finished, result = obj["started"], obj["finished"], obj["result"]
     label, label_cls, label_x, marker = None, "bar-label", None, ""
     if started is None:
-        text = {"unchanged": "already on target", "skipped": "skipped", "pending": "not started",
-                "planned": "planned"}.get(obj["action"] if obj["action"] == "unchanged" else result, result)
+        text = result_label("unchanged" if obj["action"] == "unchanged" else result)
         parts.append(_text(scale.x0 + 4, mid + 4, text, "bar-label muted"))
         return "".join(parts)
 
@@ -403,21 +399,3 @@ def fleet_timeline(report, uid):
         + "".join(parts)
         + "</svg>"
     )
-
-
-RESULT_LABELS = {
-    "succeeded": "succeeded",
-    "failed": "failed",
-    "partial": "partial",
-    "stopped_window": "stopped: window",
-    "running": "running",
-    "pending": "not started",
-    "planned": "planned",
-    "skipped": "skipped",
-    "undone": "undone",
-    "unchanged": "already on target",
-}
-
-
-def result_label(result):
-    return RESULT_LABELS.get(result, (result or "unknown").replace("_", " "))

@@ -213,3 +213,9 @@ def test_running_object_is_drawn_striped():
 def test_non_dict_input_is_a_filter_error():
     with pytest.raises(AnsibleFilterError):
         render(None)
+
+
+def test_attention_names_the_objects_also_undone_with_their_namespace():
+    attention = render(samples.fleet_report())
+    attention = attention[attention.index('<section class="panel attention'):]
+    assert "also undone: MD payments/edge-2-md-2." in attention

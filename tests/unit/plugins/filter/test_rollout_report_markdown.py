@@ -106,3 +106,14 @@ def test_missing_fields_are_tolerated(report):
 def test_non_dict_input_is_a_filter_error():
     with pytest.raises(AnsibleFilterError):
         render("nope")
+
+
+def test_undone_objects_need_attention_when_no_object_failed():
+    report = samples.fleet_report()
+    for cluster in report["management_clusters"]:
+        for obj in cluster["objects"]:
+            if obj["result"] == "failed":
+                obj.update(result="succeeded", failure_reason=None)
+    section = render(report)
+    section = section[section.index("## Needs attention"):section.index("## Management clusters")]
+    assert "### \u274c mgmt-west \u203a MachineDeployment payments/edge-2-md-2 (workload cluster edge-2, wave 2 \u00b7 bulk)" in section

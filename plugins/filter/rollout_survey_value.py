@@ -13,15 +13,15 @@ author:
 description:
   - AWX survey answers are text. The playbooks of this collection accept every variable either as the value itself
     (from the command line or a job template's extra variables) or as survey text, and take it with this filter.
-  - A value that is already a list (O(type=list), O(type=lines)) or a dictionary (O(type=dict)) is taken as it is; an
+  - A value that is already a list (O(kind=list), O(kind=lines)) or a dictionary (O(kind=dict)) is taken as it is; an
     empty or undefined one gives O(default).
-positional: _input, type
+positional: _input, kind
 options:
   _input:
     description: The variable (V(null) when it is not set).
     type: raw
     required: true
-  type:
+  kind:
     description:
       - V(list) - text is split at commas and white space (V(wa, wb)).
       - V(lines) - text is split into lines, each trimmed, empty ones left out (label selectors, which contain commas).
@@ -60,18 +60,18 @@ DEFAULTS = {"list": [], "lines": [], "dict": {}, "bool": False}
 TRUE = ("true", "yes", "1", "on")
 
 
-def rollout_survey_value(value, type=None, default=None):
-    if type not in DEFAULTS:
-        raise AnsibleFilterError(f"rollout_survey_value: type must be one of {', '.join(DEFAULTS)}, got {type!r}")
-    if type == "bool":
+def rollout_survey_value(value, kind=None, default=None):
+    if kind not in DEFAULTS:
+        raise AnsibleFilterError(f"rollout_survey_value: kind must be one of {', '.join(DEFAULTS)}, got {kind!r}")
+    if kind == "bool":
         return str(default if value is None else value).lower() in TRUE
     if not value:
-        return DEFAULTS[type] if default is None else default
+        return DEFAULTS[kind] if default is None else default
     if not isinstance(value, str):
         return value
-    if type == "list":
+    if kind == "list":
         return re.findall(r"[^,\s]+", value)
-    if type == "lines":
+    if kind == "lines":
         return [line.strip() for line in value.split("\n") if line.strip()]
     try:
         return yaml.safe_load(str(value))

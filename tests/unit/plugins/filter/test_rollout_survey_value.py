@@ -56,5 +56,5 @@ def test_booleans(value, expected):
 
 
 def test_an_unknown_type_is_refused():
-    with pytest.raises(AnsibleFilterError, match="type must be one of list, lines, dict, bool"):
+    with pytest.raises(AnsibleFilterError, match="kind must be one of list, lines, dict, bool"):
         survey("a", "set")

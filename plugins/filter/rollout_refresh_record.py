@@ -1,0 +1,154 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: rollout_refresh_record
+short_description: Record what one step of a hardware refresh did to the objects of one management cluster
+version_added: 0.1.0
+author:
+  - capi.rollout contributors (@capi-rollout)
+description:
+  - The C(capi.rollout.hardware_refresh) role keeps the objects of its plan (P(capi.rollout.rollout_refresh_plan#filter))
+    as a dictionary by C(ref); after each step this filter merges what the step found out into them, in one call
+    whatever the number of objects, and returns the objects (the step V(wave_failed) returns more, see RV(_value)).
+  - V(switched) - when each object of a wave (O(wave_objects)) was switched, to the template cloned for it (O(clones)),
+    and the template it must stay on while the wave waits.
+  - V(rolled_out) - the objects of a wave that rolled out and soaked (O(resources)), with their templates read back.
+  - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
+    O(clones), O(switches), O(restarts)) and of the task that failed (O(failed_task), O(failed_result)); the result of
+    the management cluster; the MachineDeployments the undo switches back.
+  - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
+positional: _input, step
+options:
+  _input:
+    description: The objects, a dictionary from object reference (C(ref)) to its record.
+    type: dict
+    required: true
+  step:
+    description: The step that ran.
+    type: str
+    choices: [switched, rolled_out, wave_failed, undone, undo_failed]
+    required: true
+  wave:
+    description: The wave (V(wave_failed)) - C(name) and C(kind), as in the plan's C(waves).
+    type: dict
+  wave_objects:
+    description: The records of the objects of the wave, as they were when it started (V(switched), V(wave_failed)).
+    type: list
+    elements: dict
+  clones:
+    description: The registered loop result of M(capi.rollout.capi_machine_template) in the wave (V(switched), V(wave_failed)).
+    type: dict
+  switches:
+    description: The registered loop result of the template switches (M(capi.rollout.capi_rollout_restart)) (V(wave_failed)).
+    type: dict
+  restarts:
+    description: The registered loop result of the restarts (M(capi.rollout.capi_rollout_restart)) (V(wave_failed)).
+    type: dict
+  restart:
+    description: A plain restart, no template switch (V(switched), V(wave_failed)).
+    type: bool
+    default: false
+  resources:
+    description: RV(capi.rollout.capi_rollout_wait#module:resources) of the wave's wait (V(rolled_out)).
+    type: list
+    elements: dict
+  wait:
+    description: The registered result of the wave's M(capi.rollout.capi_rollout_wait), C({}) when it did not run (V(wave_failed)).
+    type: dict
+  failed_task:
+    description: The name of the task that failed (V(wave_failed)).
+    type: str
+    default: a task
+  failed_result:
+    description: The result of the task that failed, C(ansible_failed_result) (V(wave_failed), V(undo_failed)).
+    type: dict
+  refresh_id:
+    description: The refresh id (V(wave_failed)); the next step names it and the undo records C(<refresh_id>-undo).
+    type: str
+  settings:
+    description: C(stall_timeout), C(wait_timeout) and C(soak_seconds), named in the failure reasons (V(wave_failed)).
+    type: dict
+  undo_on_failure:
+    description: Switch the wave's MachineDeployments back (V(wave_failed)).
+    type: bool
+    default: true
+  failure:
+    description: What the step V(wave_failed) returned (V(undone), V(undo_failed)).
+    type: dict
+  undo_wait:
+    description: The registered result of the undo's M(capi.rollout.capi_rollout_wait) (V(undone)).
+    type: dict
+  started:
+    description: When the undo started (V(undone), V(undo_failed)).
+    type: str
+  now:
+    description: The API server's current time (P(capi.rollout.rollout_server_time#filter)) (V(switched), V(wave_failed), V(undo_failed)).
+    type: str
+'''
+
+EXAMPLES = r'''
+- name: Record when each object was switched
+  ansible.builtin.set_fact:
+    objects: >-
+      {{ objects | capi.rollout.rollout_refresh_record('switched', wave_objects=wave_objects, clones=clones,
+                                                       now=clock | capi.rollout.rollout_server_time) }}
+
+- name: Record the objects of the wave as switched
+  ansible.builtin.set_fact:
+    objects: "{{ objects | capi.rollout.rollout_refresh_record('rolled_out', resources=wait.resources) }}"
+'''
+
+RETURN = r'''
+_value:
+  description:
+    - The objects with the step recorded; for V(wave_failed) a dictionary of C(objects), C(status) (the management
+      cluster's C(result), C(failure_reason) and C(next_step)), C(failed_refs), C(wave) (its name), C(undo) (the
+      MachineDeployments to switch back, as M(capi.rollout.capi_rollout_wait) objects; empty when nothing is undone),
+      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)).
+  type: dict
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_record
+
+STEPS = {
+    "switched": ("wave_objects", "now"),
+    "rolled_out": ("resources",),
+    "wave_failed": ("wave", "wave_objects", "refresh_id", "settings", "now"),
+    "undone": ("failure", "undo_wait", "started"),
+    "undo_failed": ("failure", "started", "now"),
+}
+
+
+def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=None, switches=None, restarts=None, restart=False,
+                           resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
+                           undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None):
+    if step not in STEPS:
+        raise AnsibleFilterError(f"rollout_refresh_record: step must be one of {', '.join(STEPS)}, got {step!r}")
+    if not isinstance(objects, dict):
+        raise AnsibleFilterError("rollout_refresh_record: the input must be a dictionary of objects by ref")
+    given = {"wave": wave, "wave_objects": wave_objects, "resources": resources, "refresh_id": refresh_id, "settings": settings,
+             "failure": failure, "undo_wait": undo_wait, "started": started, "now": now}
+    missing = [name for name in STEPS[step] if given[name] is None]
+    if missing:
+        raise AnsibleFilterError(f"rollout_refresh_record: step {step} needs {', '.join(missing)}")
+    if step == "switched":
+        return refresh_record.switched(objects, wave_objects, clones, bool(restart), now)
+    if step == "rolled_out":
+        return refresh_record.rolled_out(objects, resources)
+    if step == "wave_failed":
+        return refresh_record.wave_failed(objects, wave, wave_objects, wait, clones, switches, restarts, failed_task, failed_result,
+                                          now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart))
+    if step == "undone":
+        return refresh_record.undone(objects, failure, undo_wait, started)
+    return refresh_record.undo_failed(objects, failure["undo_refs"], started, now, failed_result)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"rollout_refresh_record": rollout_refresh_record}

@@ -1,0 +1,245 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Recording a hardware refresh of one management cluster, step by step, for the fleet report.
+
+The role keeps the plan's objects (``core.refresh.plan``) as a dictionary by ``ref`` and, after each step,
+merges what the step found out into them - one call per step, whatever the number of objects:
+
+- ``switched``: when each object of a wave was switched, and the template it must stay on;
+- ``rolled_out``: the objects of a wave that rolled out, with their templates read back from the cluster;
+- ``wave_failed``: what failed in a wave and why (per object and for the management cluster), and which
+  MachineDeployments the undo switches back;
+- ``undone`` / ``undo_failed``: the outcome of that undo;
+- ``result``: the management cluster's entry of the fleet report (docs/report.md).
+
+Inputs are the registered results of the role's tasks (capi_machine_template, capi_rollout_restart,
+capi_rollout_wait). Pure: no I/O, the current time is passed in.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import re
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+
+# fields of the plan's objects that only the role uses; the report leaves them out
+PRIVATE_FIELDS = ("target_ref", "resume", "wave_name", "ref", "restart", "wait", "clone")
+
+# the wait reasons of a rollout that went wrong on the cluster (not in this run)
+ROLLOUT_REASONS = ("stalled", "wait_timeout", "soak_failed")
+
+
+def merge(base, extra):
+    """``extra`` deep-merged over ``base`` as Ansible's combine(recursive=True) does: mappings merge, the rest replaces."""
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _apply(objects, changes):
+    out = dict(objects)
+    for ref, change in changes.items():
+        out[ref] = merge(out.get(ref) or {}, change)
+    return out
+
+
+def _unique(values):
+    return list(dict.fromkeys(values))
+
+
+def _by_ref(resources):
+    """The first resource per ref (capi_rollout_wait's ``resources``)."""
+    out = {}
+    for resource in resources or []:
+        out.setdefault(resource.get("ref"), resource)
+    return out
+
+
+def _refs(results, path, failed):
+    """Refs of the loop items of a registered loop result that ran and failed (or did not fail)."""
+    out = []
+    for result in (results or {}).get("results") or []:
+        if "skipped" in result or (result.get("failed") is True) != failed:
+            continue
+        value = result
+        for key in path:
+            value = (value or {}).get(key)
+        out.append(value)
+    return out
+
+
+def _failed_item_msg(result, default):
+    """The message of the first failed loop item (a failed loop says only "One or more items failed")."""
+    failed = [item for item in (result or {}).get("results") or [] if item.get("failed")]
+    return failed[0]["msg"] if failed and "msg" in failed[0] else default
+
+
+def switched(objects, wave_objects, clones, restart, now):
+    """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) was
+    switched to its target template (from ``clones``, the loop result of capi_machine_template)."""
+    cloned = {}
+    for result in (clones or {}).get("results") or []:
+        cloned.setdefault((result.get("item") or {}).get("ref"), result)
+    changes = {}
+    for obj in wave_objects:
+        if obj.get("resume"):
+            continue
+        clone = cloned.get(obj["ref"], {})
+        target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
+        ref = {"kind": target.get("kind"), "name": target.get("name")}
+        changes[obj["ref"]] = {"started": now, "after": {"infrastructure_ref": ref},
+                               "wait": {"infrastructure_ref": None if restart else dict(ref)}}
+    return _apply(objects, changes)
+
+
+def rolled_out(objects, resources):
+    """Record the objects of a wave that rolled out and soaked (``resources`` of capi_rollout_wait)."""
+    return _apply(objects, {res["ref"]: {"result": "succeeded", "finished": res.get("done_at"), "after": res.get("template")}
+                            for res in resources or []})
+
+
+def _phrase(reason, settings, failed_task):
+    phrases = {
+        "stalled": f"stalled: no replica count or condition changed for {settings.get('stall_timeout')}s",
+        "wait_timeout": f"not rolled out after {settings.get('wait_timeout')}s (wait_timeout)",
+        "soak_failed": f"health gate failed during the {settings.get('soak_seconds')}s soak",
+        "deleted": "deleted while rolling out",
+        "drift": "its template was changed by someone else during the wave",
+        "lock_lost": "another run took the lock of this management cluster",
+    }
+    return phrases.get(reason, f"{failed_task} failed")
+
+
+def _next_step(reason, kind, refresh_id):
+    if reason in ROLLOUT_REASONS:
+        text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
+                f"template overrides. A re-run with refresh_id {refresh_id} continues with the waves that were not started; "
+                "objects switched back by the undo need a new refresh_id.")
+    else:
+        text = f"Fix the cause named above, then re-run with refresh_id {refresh_id}."
+    if kind == refresh.KUBEADM_CONTROL_PLANE:
+        text += (" A control plane is never undone (kubeadm does not support going back): roll it forward onto a template "
+                 "that works.")
+    return text
+
+
+def wave_failed(objects, wave, wave_objects, wait, clones, switches, restarts, failed_task, failed_result, now, refresh_id,
+                settings, undo_on_failure=True, restart=False):
+    """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``clones``, ``switches``,
+    ``restarts``) and of the task that failed (``failed_task``: its name, ``failed_result``).
+
+    ``settings``: ``stall_timeout``, ``wait_timeout``, ``soak_seconds`` (named in the reasons). Returns ``objects``
+    with the failed objects and the other switched ones recorded, ``status`` (the management cluster's result,
+    failure_reason, next_step), ``failed_refs``, ``wave`` (its name) and ``undo`` (the MachineDeployments to switch
+    back, as capi_rollout_wait objects; none for a restart, without undo_on_failure or when the lock was lost) with
+    ``undo_refs`` and ``undo_rollout_id``.
+    """
+    wait = wait or {}
+    reason = wait.get("reason") or ""
+    msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
+    failed_refs = _unique(list(wait.get("failed_refs") or []) + _refs(clones, ("item", "ref"), True)
+                          + _refs(switches, ("item", "item", "ref"), True) + _refs(restarts, ("item", "ref"), True))
+    switched_refs = _unique(_refs(switches, ("item", "item", "ref"), False) + _refs(restarts, ("item", "ref"), False)
+                            + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
+    phrase = _phrase(reason, settings or {}, failed_task)
+    resources = _by_ref(wait.get("resources"))
+    stuck = wait.get("stuck") or {}
+    changes = {}
+    for ref in failed_refs:
+        resource = resources.get(ref, {})
+        machines = (stuck.get(ref) or {}).get("machines", [])
+        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("message") or msg))
+        machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
+        changes[ref] = {"result": "failed", "finished": wait.get("ended", now),
+                        "failure_reason": f"{phrase}: {cause}{machine_text}", "stuck_machines": machines,
+                        # what is on the cluster, read back by the wait (the planned target otherwise)
+                        "after": resource.get("template") or objects[ref].get("after")}
+    for ref in switched_refs:
+        if ref not in failed_refs:
+            resource = resources.get(ref, {})
+            changes[ref] = {"result": "succeeded" if resource.get("done") else "running", "finished": resource.get("done_at"),
+                            "after": resource.get("template") or objects[ref].get("after")}
+    objects = _apply(objects, changes)
+    reasons = " | ".join(f"{objects[ref]['ref']}: {objects[ref].get('failure_reason')}" for ref in failed_refs)
+    undo = []
+    if undo_on_failure and not restart and reason != "lock_lost":
+        undo = [objects[ref] for ref in switched_refs if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT]
+    return {
+        "objects": objects,
+        "status": {"result": "failed", "failure_reason": f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",
+                   "next_step": _next_step(reason, wave.get("kind"), refresh_id)},
+        "failed_refs": failed_refs,
+        "wave": wave["name"],
+        "undo": [{"kind": obj["kind"], "namespace": obj["namespace"], "name": obj["name"]} for obj in undo],
+        "undo_refs": [obj["ref"] for obj in undo],
+        "undo_rollout_id": refresh.undo_id(refresh_id),
+    }
+
+
+def undone(objects, failure, undo_wait, started):
+    """Record the undo of a failed wave (``failure``: what ``wave_failed`` returned) that rolled back
+    (``undo_wait``: capi_rollout_wait's result); ``started``: when the undo began."""
+    failed = failure["failed_refs"]
+    resources = _by_ref(undo_wait.get("resources"))
+    changes = {}
+    for ref in failure["undo_refs"]:
+        if ref in failed:
+            result, reason = "failed", objects[ref].get("failure_reason")
+        else:
+            result, reason = "undone", f"switched back because {', '.join(failed)} failed in wave {failure['wave']}"
+        changes[ref] = {"result": result, "failure_reason": reason, "after": resources.get(ref, {}).get("template"),
+                        "undo": {"started": started, "finished": undo_wait.get("ended"), "result": "succeeded"}}
+    return _apply(objects, changes)
+
+
+def undo_failed(objects, refs, started, now, failed_result):
+    """Record an undo that failed (``failed_result``: the result of its failed task) on the objects it switched back."""
+    msg = _failed_item_msg(failed_result, (failed_result or {}).get("msg", "unknown error"))
+    change = {"undo": {"started": started, "finished": now, "result": "failed"},
+              "next_step": f"The undo failed too ({msg}); roll it back by hand with playbooks/rollback.yml or "
+                           "capi.rollout.capi_rollout_undo."}
+    return _apply(objects, {ref: change for ref in refs or []})
+
+
+def report_objects(objects, order):
+    """The objects in plan order, as the report shows them (without the role's own fields)."""
+    return [{key: value for key, value in objects[ref].items() if key not in PRIVATE_FIELDS} for ref in order or []]
+
+
+# The cluster result rule; plugins/module_utils/report/model.py becomes its one home (swap it in at merge).
+def cluster_result(objects):
+    skipped = [obj for obj in objects if obj.get("action") == "skip"]
+    if any(obj.get("result") in ("pending", "running") for obj in objects) or 0 < len(skipped) < len(objects):
+        return "partial"
+    return "skipped" if len(skipped) == len(objects) else "succeeded"
+
+
+def result(objects, order, status, mode, refresh_id, name, capi, lock, notes, waves, planned_waves, started, finished):
+    """The management cluster's entry of the fleet report (``management_clusters`` in report format 1).
+
+    ``status``: result, failure_reason and next_step when a step decided them (a failure, a closed window);
+    ``waves``: the waves run (apply mode), ``planned_waves``: the plan's (check mode); ``started``/``finished``:
+    the API server's times of the run (apply mode only).
+    """
+    apply = mode == "apply"
+    shown = report_objects(objects, order)
+    skipped = [obj for obj in shown if obj.get("action") == "skip"]
+    skipped_note = apply and len(skipped) > 0
+    return {
+        "name": name,
+        "capi_version": capi.get("capi_version"),
+        "api_version": capi.get("api_version"),
+        "result": status.get("result") or ("planned" if mode == "check" else cluster_result(shown)),
+        "failure_reason": status.get("failure_reason") or (
+            f"{len(skipped)} object(s) skipped: {', '.join(str(obj.get('name')) for obj in skipped)}" if skipped_note else None),
+        "next_step": status.get("next_step") or (
+            f"Fix the blockers shown for the skipped objects, then re-run with refresh_id {refresh_id}." if skipped_note else None),
+        "started": started if apply else None,
+        "finished": finished if apply else None,
+        "lock": lock,
+        "notes": notes,
+        "waves": waves if apply else [dict(wave, result="planned") for wave in planned_waves or []],
+        "objects": shown,
+    }

@@ -1,0 +1,59 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.capi.rollout.plugins.filter.rollout_refresh_record import FilterModule as RecordFilters
+from ansible_collections.capi.rollout.plugins.filter.rollout_refresh_result import FilterModule as ResultFilters
+
+record = RecordFilters().filters()["rollout_refresh_record"]
+result = ResultFilters().filters()["rollout_refresh_result"]
+
+REF = "machinedeployment/default/a"
+OBJECTS = {REF: {"kind": "MachineDeployment", "namespace": "default", "name": "a", "ref": REF, "action": "switch",
+                 "result": "pending", "resume": False, "after": {"infrastructure_ref": {"kind": "T", "name": "a-new"}}}}
+
+
+def test_one_call_records_a_step():
+    out = record(OBJECTS, "rolled_out", resources=[{"ref": REF, "done_at": "t", "template": {"infrastructure_ref": {"name": "b"}}}])
+    assert out[REF]["result"] == "succeeded" and out[REF]["after"]["infrastructure_ref"] == {"kind": "T", "name": "b"}
+    out = record(OBJECTS, "switched", wave_objects=list(OBJECTS.values()), clones={"results": []}, now="t0")
+    assert out[REF]["started"] == "t0"
+
+
+def test_a_failed_wave_then_its_undo():
+    failure = record(OBJECTS, "wave_failed", wave={"name": "wave-1", "kind": "MachineDeployment"}, wave_objects=list(OBJECTS.values()),
+                     wait={"reason": "stalled", "failed_refs": [REF]}, failed_result={"msg": "x"}, refresh_id="hw-1",
+                     settings={"stall_timeout": 6}, now="t1")
+    assert failure["status"]["failure_reason"].startswith("wave wave-1 failed: machinedeployment/default/a: stalled: ")
+    assert failure["undo"] == [] and failure["undo_rollout_id"] == "hw-1-undo"
+    out = record(failure["objects"], "undo_failed", failure=dict(failure, undo_refs=[REF]), started="t2", now="t3",
+                 failed_result={"msg": "gone"})
+    assert out[REF]["undo"]["result"] == "failed" and "(gone)" in out[REF]["next_step"]
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    (("nope",), {}, "step must be one of switched, rolled_out"),
+    (("rolled_out",), {}, "step rolled_out needs resources"),
+    (("undone",), {"failure": {}}, "step undone needs undo_wait, started"),
+])
+def test_wrong_use_is_refused(args, kwargs, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        record(OBJECTS, *args, **kwargs)
+    with pytest.raises(AnsibleFilterError, match="a dictionary of objects by ref"):
+        record([], "rolled_out", resources=[])
+
+
+def test_the_result_filter():
+    out = result(OBJECTS, order=[REF], refresh_id="hw-1", name="m1", started="t0", finished="t1")
+    assert out["result"] == "partial" and out["objects"] == [{k: v for k, v in OBJECTS[REF].items() if k not in ("ref", "resume")}]
+    assert result(OBJECTS, order=[REF], mode="check", refresh_id="hw-1", name="m1")["result"] == "planned"
+    with pytest.raises(AnsibleFilterError, match="no record of machinedeployment/default/b"):
+        result(OBJECTS, order=["machinedeployment/default/b"], refresh_id="hw-1", name="m1")
+    with pytest.raises(AnsibleFilterError, match="mode must be apply or check"):
+        result(OBJECTS, mode="dry", refresh_id="hw-1", name="m1")

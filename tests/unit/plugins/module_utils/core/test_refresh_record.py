@@ -1,0 +1,200 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_record
+
+NOW = "2026-11-30T06:00:00Z"
+SETTINGS = {"stall_timeout": 900, "wait_timeout": 3600, "soak_seconds": "300"}
+
+
+def obj(name, kind="MachineDeployment", resume=False, action="switch", result="pending"):
+    short = kind.lower()
+    ref = f"{short}/default/{name}"
+    return {"kind": kind, "namespace": "default", "name": name, "ref": ref, "action": action, "result": result,
+            "resume": resume, "blockers": [], "started": None, "wave": 1, "wave_name": "wave-1", "restart": False,
+            "before": {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": f"{name}-old"}, "version": "v1.30.4"},
+            "after": {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": f"{name}-new"}, "version": "v1.30.4"},
+            "target_ref": {"kind": "DockerMachineTemplate", "name": f"{name}-new"}, "notes": [], "clone": {},
+            "wait": {"kind": kind, "namespace": "default", "name": name,
+                     "infrastructure_ref": {"kind": "DockerMachineTemplate", "name": f"{name}-new"}}}
+
+
+def by_ref(*objs):
+    return {o["ref"]: o for o in objs}
+
+
+def loop(items, failed=(), skipped=False, **extra):
+    """A registered loop result: one result per item, those in ``failed`` failed."""
+    out = []
+    for item in items:
+        if skipped:
+            out.append({"item": item, "skipped": True})
+        else:
+            ref = item["item"]["ref"] if "item" in item else item["ref"]
+            out.append(dict({"item": item, "failed": ref in failed, "msg": f"{ref} refused" if ref in failed else ""}, **extra))
+    return {"results": out}
+
+
+def resource(o, done=True, template=None, message=None, **extra):
+    return dict({"ref": o["ref"], "done": done, "done_at": NOW if done else None, "message": message,
+                 "template": template or {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": f"{o['name']}-read"},
+                                          "version": "v1.30.4"}}, **extra)
+
+
+def test_merge_is_ansibles_recursive_combine():
+    base = {"a": {"b": 1, "c": {"d": 2}}, "l": [1, 2], "n": None}
+    assert refresh_record.merge(base, {"a": {"c": {"e": 3}}, "l": [3], "n": {"x": 1}}) == {
+        "a": {"b": 1, "c": {"d": 2, "e": 3}}, "l": [3], "n": {"x": 1}}
+    assert refresh_record.merge(base, {"a": None}) == {"a": None, "l": [1, 2], "n": None}
+    assert base["a"]["c"] == {"d": 2}, "the input was changed"
+
+
+def test_switched_records_the_cloned_template_and_leaves_resumed_objects_alone():
+    a, b, c = obj("a"), obj("b"), obj("c", resume=True)
+    clones = loop([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
+    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], clones, False, NOW)
+    assert out[a["ref"]]["started"] == NOW
+    assert out[a["ref"]]["after"] == {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "cloned"}, "version": "v1.30.4"}
+    assert out[a["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "cloned"}
+    assert out[a["ref"]]["wait"]["name"] == "a"
+    assert out[c["ref"]] == c
+
+
+def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
+    a = obj("a")
+    out = refresh_record.switched(by_ref(a), [a], loop([a], skipped=True), True, NOW)
+    assert out[a["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-new"}
+    assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
+
+
+def test_rolled_out_takes_the_templates_read_back():
+    a = obj("a")
+    out = refresh_record.rolled_out(by_ref(a), [resource(a)])
+    assert out[a["ref"]]["result"] == "succeeded" and out[a["ref"]]["finished"] == NOW
+    assert out[a["ref"]]["after"]["infrastructure_ref"]["name"] == "a-read"
+    assert out[a["ref"]]["before"] == a["before"]
+
+
+def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDeployment", **kwargs):
+    switched = objs if switched is None else switched
+    switches = loop([{"item": o} for o in switched], failed=kwargs.pop("refused", ()))
+    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, loop(switched), switches,
+                                      {"results": []}, kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
+                                      failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
+
+
+def test_a_stalled_wave_names_the_stuck_machines_and_undoes_every_switched_machine_deployment():
+    a, b = obj("a"), obj("b")
+    wait = {"reason": "stalled", "failed_refs": [a["ref"]], "ended": "2026-11-30T06:30:00Z",
+            "resources": [resource(a, done=False, message="a is stuck..."), resource(b)],
+            "stuck": {a["ref"]: {"machines": [{"name": "m1", "reason": "not provisioned"}, {"name": "m2", "reason": "x"}]}}}
+    out = failed_wave([a, b], wait)
+    rec = out["objects"][a["ref"]]
+    assert rec["result"] == "failed" and rec["finished"] == "2026-11-30T06:30:00Z"
+    assert rec["failure_reason"] == ("stalled: no replica count or condition changed for 900s: a is stuck"
+                                     "; machine m1: not provisioned; machine m2: x")
+    assert rec["stuck_machines"][0]["name"] == "m1" and rec["after"]["infrastructure_ref"]["name"] == "a-read"
+    assert out["objects"][b["ref"]]["result"] == "succeeded" and out["objects"][b["ref"]]["finished"] == NOW
+    assert out["status"]["failure_reason"] == f"wave wave-1 failed: {a['ref']}: {rec['failure_reason']}"
+    assert out["status"]["next_step"].startswith("Look at the Machines named above")
+    assert out["undo"] == [{"kind": "MachineDeployment", "namespace": "default", "name": n} for n in ("a", "b")]
+    assert out["undo_refs"] == [a["ref"], b["ref"]] and out["undo_rollout_id"] == "hw-1-undo"
+    assert out["failed_refs"] == [a["ref"]] and out["wave"] == "wave-1"
+
+
+def test_a_refused_switch_is_the_failure_and_its_message_the_cause():
+    a, b = obj("a"), obj("b")
+    failed_result = {"msg": "One or more items failed", "results": [{"failed": False}, {"failed": True, "msg": "b: 403 forbidden."}]}
+    out = failed_wave([a, b], {}, refused=(b["ref"],), failed_result=failed_result,
+                      failed_task="Switch to the target templates")
+    rec = out["objects"][b["ref"]]
+    assert rec["failure_reason"] == "Switch to the target templates failed: b: 403 forbidden"
+    assert rec["finished"] == NOW and rec["after"] == b["after"] and rec["stuck_machines"] == []
+    # the other switched object did not finish: it is still rolling out
+    assert out["objects"][a["ref"]]["result"] == "running" and out["objects"][a["ref"]]["finished"] is None
+    assert out["undo_refs"] == [a["ref"]]
+    assert out["status"]["next_step"] == "Fix the cause named above, then re-run with refresh_id hw-1."
+
+
+def test_without_failed_objects_the_reason_is_the_phrase_and_the_message():
+    a = obj("a", kind="KubeadmControlPlane")
+    out = failed_wave([a], {"reason": "lock_lost"}, failed_result={"msg": "lease gone"}, kind="KubeadmControlPlane")
+    assert out["status"]["failure_reason"] == "wave wave-1 failed: another run took the lock of this management cluster: lease gone"
+    assert out["status"]["next_step"].endswith("roll it forward onto a template that works.")
+    assert out["undo"] == [] and out["objects"][a["ref"]]["result"] == "running"
+
+
+def test_nothing_is_undone_for_a_lost_lock_a_restart_or_without_undo_on_failure():
+    a = obj("a")
+    assert failed_wave([a], {"reason": "lock_lost"})["undo"] == []
+    assert failed_wave([a], {}, restart=True)["undo"] == []
+    assert failed_wave([a], {}, undo_on_failure=False)["undo"] == []
+    assert failed_wave([a], {})["undo_refs"] == [a["ref"]]
+
+
+def test_a_resumed_object_counts_as_switched_and_a_control_plane_is_never_undone():
+    a, cp = obj("a", resume=True), obj("cp", kind="KubeadmControlPlane")
+    out = failed_wave([a, cp], {"reason": "wait_timeout", "failed_refs": [cp["ref"]]}, switched=[cp])
+    assert out["undo_refs"] == [a["ref"]]
+    assert out["objects"][cp["ref"]]["failure_reason"] == "not rolled out after 3600s (wait_timeout): wave failed"
+
+
+def test_undone_and_undo_failed():
+    a, b = obj("a"), obj("b")
+    wait = {"reason": "soak_failed", "failed_refs": [a["ref"]], "resources": [resource(a, message="gate.")], "ended": NOW}
+    failure = failed_wave([a, b], wait)
+    objects = failure["objects"]
+    undo_wait = {"ended": "2026-11-30T07:00:00Z",
+                 "resources": [resource(a, template={"infrastructure_ref": {"name": "a-old"}}),
+                               resource(b, template={"infrastructure_ref": {"name": "b-old"}})]}
+    out = refresh_record.undone(objects, failure, undo_wait, "2026-11-30T06:40:00Z")
+    assert out[a["ref"]]["result"] == "failed"
+    assert out[a["ref"]]["failure_reason"] == "health gate failed during the 300s soak: gate"
+    assert out[b["ref"]]["result"] == "undone"
+    assert out[b["ref"]]["failure_reason"] == f"switched back because {a['ref']} failed in wave wave-1"
+    assert out[b["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "b-old"}
+    assert out[b["ref"]]["undo"] == {"started": "2026-11-30T06:40:00Z", "finished": "2026-11-30T07:00:00Z", "result": "succeeded"}
+    bad = refresh_record.undo_failed(objects, failure["undo_refs"], "s", NOW, {"msg": "x", "results": [{"failed": True, "msg": "403"}]})
+    assert bad[b["ref"]]["undo"] == {"started": "s", "finished": NOW, "result": "failed"}
+    assert bad[b["ref"]]["next_step"].startswith("The undo failed too (403); roll it back by hand")
+    assert refresh_record.undo_failed(objects, [a["ref"]], "s", NOW, {})[a["ref"]]["next_step"].startswith("The undo failed too (unknown error)")
+
+
+def test_cluster_result():
+    done, skip, pending = obj("a", result="succeeded"), obj("b", action="skip", result="skipped"), obj("c")
+    assert refresh_record.cluster_result([done]) == "succeeded"
+    assert refresh_record.cluster_result([done, pending]) == "partial"
+    assert refresh_record.cluster_result([done, skip]) == "partial"
+    assert refresh_record.cluster_result([skip]) == "skipped"
+    assert refresh_record.cluster_result([]) == "skipped"
+
+
+def result(objs, status=None, mode="apply"):
+    return refresh_record.result(by_ref(*objs), [o["ref"] for o in objs], status or {}, mode, "hw-1", "mgmt-1",
+                                 {"capi_version": "v1.10.0", "api_version": "cluster.x-k8s.io/v1beta1"}, None, ["n"],
+                                 [{"name": "wave-1", "result": "succeeded"}], [{"name": "wave-1"}], "t0", "t1")
+
+
+def test_the_result_of_the_management_cluster():
+    done, skip = obj("a", result="succeeded"), obj("b", action="skip", result="skipped")
+    out = result([done, skip])
+    assert out["result"] == "partial" and out["failure_reason"] == "1 object(s) skipped: b"
+    assert out["next_step"] == "Fix the blockers shown for the skipped objects, then re-run with refresh_id hw-1."
+    assert (out["started"], out["finished"], out["name"], out["capi_version"]) == ("t0", "t1", "mgmt-1", "v1.10.0")
+    assert out["waves"] == [{"name": "wave-1", "result": "succeeded"}]
+    assert [o["name"] for o in out["objects"]] == ["a", "b"]
+    assert not set(refresh_record.PRIVATE_FIELDS) & set(out["objects"][0])
+    assert out["objects"][0]["before"] == done["before"]
+    failed = result([done], {"result": "failed", "failure_reason": "boom", "next_step": "fix"})
+    assert (failed["result"], failed["failure_reason"], failed["next_step"]) == ("failed", "boom", "fix")
+    assert result([done])["failure_reason"] is None and result([done])["next_step"] is None
+
+
+def test_check_mode_shows_the_plan():
+    out = result([obj("a", result="planned"), obj("b", action="skip", result="skipped")], mode="check")
+    assert out["result"] == "planned" and out["failure_reason"] is None
+    assert out["started"] is None and out["finished"] is None
+    assert out["waves"] == [{"name": "wave-1", "result": "planned"}]

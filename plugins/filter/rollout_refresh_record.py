@@ -114,7 +114,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_record
+from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
 
 STEPS = {
     "switched": ("wave_objects", "now"),

@@ -91,7 +91,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_record
+from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
 
 
 def rollout_refresh_result(objects, order=None, status=None, mode="apply", refresh_id=None, name=None, capi=None, lock=None,

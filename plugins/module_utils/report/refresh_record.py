@@ -22,6 +22,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
 # fields of the plan's objects that only the role uses; the report leaves them out
 PRIVATE_FIELDS = ("target_ref", "resume", "wave_name", "ref", "restart", "wait", "clone")
@@ -208,14 +209,6 @@ def report_objects(objects, order):
     return [{key: value for key, value in objects[ref].items() if key not in PRIVATE_FIELDS} for ref in order or []]
 
 
-# The cluster result rule; plugins/module_utils/report/model.py becomes its one home (swap it in at merge).
-def cluster_result(objects):
-    skipped = [obj for obj in objects if obj.get("action") == "skip"]
-    if any(obj.get("result") in ("pending", "running") for obj in objects) or 0 < len(skipped) < len(objects):
-        return "partial"
-    return "skipped" if len(skipped) == len(objects) else "succeeded"
-
-
 def result(objects, order, status, mode, refresh_id, name, capi, lock, notes, waves, planned_waves, started, finished):
     """The management cluster's entry of the fleet report (``management_clusters`` in report format 1).
 
@@ -231,7 +224,7 @@ def result(objects, order, status, mode, refresh_id, name, capi, lock, notes, wa
         "name": name,
         "capi_version": capi.get("capi_version"),
         "api_version": capi.get("api_version"),
-        "result": status.get("result") or ("planned" if mode == "check" else cluster_result(shown)),
+        "result": report_model.cluster_result(shown, mode, stopped=status.get("result")),
         "failure_reason": status.get("failure_reason") or (
             f"{len(skipped)} object(s) skipped: {', '.join(str(obj.get('name')) for obj in skipped)}" if skipped_note else None),
         "next_step": status.get("next_step") or (

@@ -4,7 +4,8 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_record
+from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
+from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
 NOW = "2026-11-30T06:00:00Z"
 SETTINGS = {"stall_timeout": 900, "wait_timeout": 3600, "soak_seconds": "300"}
@@ -163,13 +164,14 @@ def test_undone_and_undo_failed():
     assert refresh_record.undo_failed(objects, [a["ref"]], "s", NOW, {})[a["ref"]]["next_step"].startswith("The undo failed too (unknown error)")
 
 
-def test_cluster_result():
+def test_cluster_result_is_the_report_models_rule():
+    # refresh_record.result records report.model.cluster_result; the role's objects give these results
     done, skip, pending = obj("a", result="succeeded"), obj("b", action="skip", result="skipped"), obj("c")
-    assert refresh_record.cluster_result([done]) == "succeeded"
-    assert refresh_record.cluster_result([done, pending]) == "partial"
-    assert refresh_record.cluster_result([done, skip]) == "partial"
-    assert refresh_record.cluster_result([skip]) == "skipped"
-    assert refresh_record.cluster_result([]) == "skipped"
+    assert report_model.cluster_result([done], "apply") == "succeeded"
+    assert report_model.cluster_result([done, pending], "apply") == "partial"
+    assert report_model.cluster_result([done, skip], "apply") == "partial"
+    assert report_model.cluster_result([skip], "apply") == "skipped"
+    assert report_model.cluster_result([], "apply") == "skipped"
 
 
 def result(objs, status=None, mode="apply"):

@@ -343,8 +343,6 @@ def restart_commands(runner, fleet, names):
 def wait_commands(runner, fleet, names):
     host, where, cluster = fleet.first()
     namespace = where["namespace"]
-    md = "{{ r.resources[0] }}"
-    del md
     until = ("r.resources | length == 1 and r.resources[0].status.observedGeneration | default(0) >= "
              "r.resources[0].metadata.generation and r.resources[0].status.replicas | default(-1) == "
              "r.resources[0].spec.replicas and r.resources[0].status.upToDateReplicas | default(-1) == "
@@ -495,21 +493,25 @@ class Bench:
 
     # --- the fleet playbook ---
     def fleet_runs(self, group, sizes, check):
+        """One fleet per (hosts, MDs per host), started once for every forks setting asked for that size."""
+        by_size = {}
         for hosts, mds, forks in sizes:
+            by_size.setdefault((hosts, mds), []).append(forks or max(5, hosts))
+        for (hosts, mds), forks_list in by_size.items():
             servers = self.servers_for(hosts)
-            forks = forks or max(5, hosts)
             reps = self.args.reps if hosts * mds <= self.args.big else 1
             with BenchFleet(f"bench-{group}-{hosts}x{mds}", hosts, mds, servers, self.state) as fleet:
                 if not self.results["memory"]:
                     self.note_memory(fleet)
-                runs = []
-                for rep in range(reps):
-                    tag = f"{group}-{hosts}x{mds}-f{forks}-{rep}-{time.time_ns() % 10**6}"
-                    runs.append(self.runner.measure(fleet, refresh_command(self.runner, fleet, check, forks, tag)))
-                    if not check:
-                        fleet.wait_ready()
-                self.record(group, OURS, f"{hosts}x{mds}", runs, hosts=hosts, servers=servers, mds=hosts * mds,
-                            forks=forks)
+                for forks in forks_list:
+                    runs = []
+                    for rep in range(reps):
+                        tag = f"{group}-{hosts}x{mds}-f{forks}-{rep}-{time.time_ns() % 10**6}"
+                        runs.append(self.runner.measure(fleet, refresh_command(self.runner, fleet, check, forks, tag)))
+                        if not check:
+                            fleet.wait_ready()
+                    self.record(group, OURS, f"{hosts}x{mds}", runs, hosts=hosts, servers=servers, mds=hosts * mds,
+                                forks=forks)
 
     def run(self):
         try:

@@ -272,7 +272,9 @@ class Runner:
             raise RuntimeError(f"{' '.join(cmd)} failed (rc {result['rc']}):\n{result['output'][-6000:]}")
         requests = fleet.requests(marks)
         result.pop("output")
-        result.update(requests=len(requests), request_shape=requests, maxrss_mib=result["maxrss_kib"] / 1024)
+        # the 1-minute load average after each command: the machine is shared, figures are only comparable at like load
+        result.update(requests=len(requests), request_shape=requests, maxrss_mib=result["maxrss_kib"] / 1024,
+                      load=os.getloadavg()[0])
         return result
 
 
@@ -425,7 +427,8 @@ class Bench:
         self.work = Path(tempfile.mkdtemp(prefix="work-", dir=self.out))
         self.state = self.out / "state"
         self.results = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                        "machine": machine(), "reps": args.reps, "fleet_reps": args.fleet_reps, "big": args.big, "scenarios": [], "notes": [], "memory": {}}
+                        "machine": machine(), "reps": args.reps, "fleet_reps": args.fleet_reps, "big": args.big,
+                        "scenarios": [], "notes": [], "memory": {}}
         self.kubectl = kubectl_version()
         if self.kubectl:
             self.results["kubectl"] = self.kubectl
@@ -534,6 +537,10 @@ class Bench:
             self.fleet_runs("refresh", parse_sizes(self.args.refresh), check=False)
         finally:
             self.results["finished"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            loads = [run["load"] for entry in self.results["scenarios"] for run in entry["raw"]]
+            if loads:
+                self.results["machine"]["load_during"] = [round(min(loads), 1), round(statistics.median(loads), 1),
+                                                          round(max(loads), 1)]
             self.save()
         tables = render(self.results)
         (self.out / "tables.md").write_text("\n\n".join(f"### {name}\n\n{text}" for name, text in tables.items()) + "\n",
@@ -647,7 +654,9 @@ def render(results):
         tables[group] = _table(FLEET_COLUMNS, rows)
     m = results["machine"]
     lines = [f"Run {results['started']} - {results.get('finished', '?')}: {m['cpus']} CPUs, {m['memory_gib']} GiB, "
-             f"load {'/'.join(str(x) for x in m['load_at_start'])} at the start (other work on the machine), "
+             f"load average {'/'.join(str(x) for x in m['load_at_start'])} (1/5/15 min) at the start, "
+             f"{'/'.join(str(x) for x in m.get('load_during', []))} (min/median/max 1-min) after the commands "
+             "(other engineers' work shares the machine), "
              f"{results['reps']} run(s) per tool, {results.get('fleet_reps', results['reps'])} per fleet size up to "
              f"{results.get('big', '?')} MDs and 1 above (column runs), Python {m['python']}, "
              f"ansible-core {results['ansible_core']}, kubernetes.core {results['kubernetes_core']}, "

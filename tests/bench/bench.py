@@ -680,8 +680,9 @@ def rewrite_docs(path, tables):
 
 # ----------------------------------------------------------------------------------------------------------------
 
-SMOKE = {"info_mds": 10, "restart_mds": 10, "wait_mds": 2, "plan": "1x10", "scaleout": "2x5@1", "refresh": "1x10",
-         "reps": 1}
+# The smoke run puts its two scale-out hosts on one API server, so the shared-server path is exercised too.
+SMOKE = {"info_mds": 10, "restart_mds": 10, "wait_mds": 2, "plan": "1x10", "scaleout": "2x3@1", "refresh": "1x4",
+         "reps": 1, "max_servers": 1}
 FULL = {"info_mds": 50, "restart_mds": 10, "wait_mds": 3, "plan": "1x10,1x60,1x300,1x1000,6x10,10x30,50x20",
         "scaleout": "1x10@1,1x10@5,2x10@1,2x10@5,4x10@1,4x10@5", "refresh": "1x10,1x60,1x300", "reps": 3}
 
@@ -697,14 +698,15 @@ def parse_args(argv):
     parser.add_argument("--plan", help="check-mode plan sizes, HOSTSxMDS_PER_HOST[@FORKS],... ('' for none)")
     parser.add_argument("--scaleout", help="plan sizes with forks for the scale-out table, e.g. 2x10@1,2x10@5")
     parser.add_argument("--refresh", help="refresh sizes, as --plan")
-    parser.add_argument("--max-servers", type=int, default=10,
+    parser.add_argument("--max-servers", type=int,
                         help="real API servers at most; more management clusters share them (default 10)")
     parser.add_argument("--big", type=int, default=200, help="fleets with more MDs than this run once (default 200)")
     parser.add_argument("--bench-venv", default=str(REPO / ".venv-bench"))
     parser.add_argument("--out", default=str(REPO / ".build" / "bench"))
     parser.add_argument("--docs", help="rewrite the bench sections of this file (docs/performance.md)")
+    parser.add_argument("--from-results", help="measure nothing: render this results.json (and rewrite --docs)")
     args = parser.parse_args(argv)
-    for key, value in (SMOKE if args.smoke else FULL).items():
+    for key, value in dict({"max_servers": 10}, **(SMOKE if args.smoke else FULL)).items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     if args.fleet_reps is None:
@@ -714,6 +716,13 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.from_results:
+        tables = render(json.loads(Path(args.from_results).read_text(encoding="utf-8")))
+        if args.docs:
+            rewrite_docs(Path(args.docs), tables)
+        for name, text in tables.items():
+            print(f"\n## {name}\n\n{text}")
+        return
     bench = Bench(args)
     tables = bench.run()
     for name, text in tables.items():

@@ -666,6 +666,22 @@ def render(results):
     return tables
 
 
+def merge_results(parts):
+    """Several runs (e.g. the matrix, then one big size measured later) as one: the first run's environment, the
+    scenarios and notes of all, and the loads of all of them."""
+    merged = dict(parts[0], scenarios=[], notes=[])
+    merged["machine"] = dict(parts[0]["machine"])
+    loads = []
+    for part in parts:
+        merged["scenarios"].extend(part["scenarios"])
+        merged["notes"].extend(note for note in part["notes"] if note not in merged["notes"])
+        loads.extend(run["load"] for entry in part["scenarios"] for run in entry["raw"] if "load" in run)
+    merged["finished"] = parts[-1].get("finished", "?")
+    if loads:
+        merged["machine"]["load_during"] = [round(min(loads), 1), round(statistics.median(loads), 1), round(max(loads), 1)]
+    return merged
+
+
 def rewrite_docs(path, tables):
     text = path.read_text(encoding="utf-8")
     for name, table in tables.items():
@@ -704,7 +720,8 @@ def parse_args(argv):
     parser.add_argument("--bench-venv", default=str(REPO / ".venv-bench"))
     parser.add_argument("--out", default=str(REPO / ".build" / "bench"))
     parser.add_argument("--docs", help="rewrite the bench sections of this file (docs/performance.md)")
-    parser.add_argument("--from-results", help="measure nothing: render this results.json (and rewrite --docs)")
+    parser.add_argument("--from-results", help="measure nothing: render these results.json files, comma-separated, as "
+                                               "one run (and rewrite --docs)")
     args = parser.parse_args(argv)
     for key, value in dict({"max_servers": 10}, **(SMOKE if args.smoke else FULL)).items():
         if getattr(args, key) is None:
@@ -717,7 +734,8 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.from_results:
-        tables = render(json.loads(Path(args.from_results).read_text(encoding="utf-8")))
+        tables = render(merge_results([json.loads(Path(p).read_text(encoding="utf-8"))
+                                       for p in args.from_results.split(",")]))
         if args.docs:
             rewrite_docs(Path(args.docs), tables)
         for name, text in tables.items():

@@ -605,11 +605,17 @@ def collection_version(venv, name):
 # ----------------------------------------------------------------------------------------------------------------
 # Tables
 
-TOOL_COLUMNS = ["tool", "median s", "× capi.rollout", "requests", "CPU s", "peak RSS MiB", "runs (min-max s)"]
+TOOL_COLUMNS = ["tool", "median s", "× capi.rollout", "requests", "CPU s", "peak RSS MiB", "runs (min-max s)", "load"]
 WAIT_COLUMNS = ["tool", "median s", "× capi.rollout", "return after completion s", "early returns", "requests", "CPU s",
-                "peak RSS MiB", "runs (min-max s)"]
+                "peak RSS MiB", "runs (min-max s)", "load"]
 FLEET_COLUMNS = ["management clusters", "API servers", "MDs", "forks", "median s", "s per MD", "requests", "CPU s",
-                 "peak RSS MiB", "runs (min-max s)"]
+                 "peak RSS MiB", "runs (min-max s)", "load"]
+
+
+def _load(entry):
+    """The median 1-minute load average after the runs: the machine is shared, so this says what they competed with."""
+    loads = [run["load"] for run in entry["raw"] if "load" in run]
+    return f"{statistics.median(loads):.1f}" if loads else "-"
 
 
 def _row(cells):
@@ -642,7 +648,7 @@ def render(results):
             cells = [f"{e['tool']} ({e['size']})", f"{e['wall']:.2f}", ratio]
             if group == "wait":
                 cells += [f"{e['latency']:+.2f}", f"{e['early']}/{e['runs']}"]
-            cells += [_requests(e), f"{e['cpu']:.2f}", f"{e['maxrss_mib']:.0f}", _runs(e)]
+            cells += [_requests(e), f"{e['cpu']:.2f}", f"{e['maxrss_mib']:.0f}", _runs(e), _load(e)]
             rows.append(cells)
         tables[group] = _table(columns, rows)
     for group in ("plan", "scaleout", "refresh"):
@@ -650,7 +656,7 @@ def render(results):
         if not entries:
             continue
         rows = [[e["hosts"], e["servers"], e["mds"], e["forks"], f"{e['wall']:.1f}", f"{e['wall'] / e['mds']:.2f}",
-                 _requests(e), f"{e['cpu']:.1f}", f"{e['maxrss_mib']:.0f}", _runs(e)] for e in entries]
+                 _requests(e), f"{e['cpu']:.1f}", f"{e['maxrss_mib']:.0f}", _runs(e), _load(e)] for e in entries]
         tables[group] = _table(FLEET_COLUMNS, rows)
     m = results["machine"]
     lines = [f"Run {results['started']} - {results.get('finished', '?')}: {m['cpus']} CPUs, {m['memory_gib']} GiB, "

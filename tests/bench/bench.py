@@ -413,8 +413,8 @@ def parse_sizes(text):
     """"1x10,6x10@5" -> [(hosts, mds_per_host, forks or None)]."""
     sizes = []
     for item in filter(None, (text or "").split(",")):
-        size, _, forks = item.partition("@")
-        hosts, _, mds = size.partition("x")
+        size, forks = (item.split("@", 1) + [""])[:2]
+        hosts, mds = size.split("x", 1)
         sizes.append((int(hosts), int(mds), int(forks) if forks else None))
     return sizes
 
@@ -470,11 +470,11 @@ class Bench:
             if tools is None:
                 raise SystemExit("--info-mds must be the largest of the micro sizes (it lists the whole namespace)")
             for tool, cmd in tools.items():
-                self.record("info", tool, f"{args.info_mds} MDs", [self.runner.measure(fleet, cmd) for _ in range(args.reps)])
+                self.record("info", tool, f"{args.info_mds} MDs", [self.runner.measure(fleet, cmd) for _rep in range(args.reps)])
             names = where["mds"][:args.restart_mds]
             for tool, cmd in restart_commands(self.runner, fleet, names).items():
                 runs = []
-                for _ in range(args.reps):
+                for _rep in range(args.reps):
                     watch = Completion(cluster, where["namespace"], names)
                     runs.append(self.runner.measure(fleet, cmd))
                     watch.wait()  # the next run starts on a settled fleet
@@ -482,7 +482,7 @@ class Bench:
             names = where["mds"][:args.wait_mds]
             for tool, cmd in wait_commands(self.runner, fleet, names).items():
                 runs = []
-                for _ in range(args.reps):
+                for _rep in range(args.reps):
                     watch = Completion(cluster, where["namespace"], names)
                     run = self.runner.measure(fleet, cmd)
                     done = watch.wait()
@@ -695,7 +695,7 @@ def rewrite_docs(path, tables):
         if begin not in text or end not in text:
             raise SystemExit(f"{path}: no {begin} ... {end} section")
         head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
+        tail = rest.split(end, 1)[1]
         text = f"{head}{begin}\n{table}\n{end}{tail}"
     path.write_text(text, encoding="utf-8")
 
@@ -710,7 +710,7 @@ FULL = {"info_mds": 50, "restart_mds": 10, "wait_mds": 3, "plan": "1x10,1x60,1x3
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--smoke", action="store_true", help="the smallest sizes, once each")
     parser.add_argument("--reps", type=int, help="runs per scenario (default 3; smoke 1)")
     parser.add_argument("--fleet-reps", type=int, help="runs per plan/refresh/scale-out size (default: --reps)")

@@ -7,6 +7,8 @@ FLOOR_VENV  ?= .venv-floor
 DOCS_VENV   ?= .venv-docs
 GALAXY_VENV ?= .venv-galaxy
 MOLECULE_VENV ?= .venv-molecule
+BENCH_VENV  ?= .venv-bench
+BENCH_ARGS  ?=
 PY          := $(VENV)/bin/python
 FLEET       ?= tests/fleets/demo.yml
 SIM_STATE   ?= .sim
@@ -15,7 +17,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: help system-deps venv venv-floor venv-docs venv-galaxy venv-molecule kube collection-link sanity sanity-floor \
         units units-floor lint docs docs-lint galaxy-import ee-check conformance molecule integration test checks-current \
-        checks-floor demo sim-up sim-down sim-status clean
+        checks-floor demo sim-up sim-down sim-status clean venv-bench bench bench-smoke
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -33,6 +35,9 @@ venv-galaxy: ## packaging venv (galaxy-importer, ansible-builder) from requireme
 	@scripts/venv.sh $(GALAXY_VENV) requirements/galaxy.txt 3.13 3.12
 venv-molecule: ## Molecule venv (molecule + the same ansible-core and kubernetes pins) from requirements/molecule.txt
 	@scripts/venv.sh $(MOLECULE_VENV) requirements/molecule.txt 3.13 3.12
+
+venv-bench: ## benchmark venv: kubernetes.core from the PyPI ansible package, same ansible-core and kubernetes pins (requirements/bench.txt)
+	@scripts/venv.sh $(BENCH_VENV) requirements/bench.txt 3.13 3.12
 
 system-deps: ## Debian packages the tests need (shellcheck, etcd)
 	@scripts/system-deps.sh
@@ -84,13 +89,13 @@ molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios o
 	  [ ! -f .sim/molecule-$$s/fleet.json ] || $(MOLECULE_VENV)/bin/python -m capisim down --state .sim/molecule-$$s >/dev/null 2>&1 || true; \
 	done; exit $$status
 
-integration: venv system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
+integration: venv venv-bench system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
 
 # Two cores: everything CI runs, in two streams where the parts are independent. The static checks of the current
 # ansible-core and of the floor use different venvs and ansible-test copies, so they run side by side; conformance and
 # Molecule start fleets of their own. Integration (two xdist workers) runs alone. -O keeps each part's output together.
-test: venv venv-floor venv-docs venv-galaxy venv-molecule system-deps kube collection-link ## everything CI runs
+test: venv venv-floor venv-docs venv-galaxy venv-molecule venv-bench system-deps kube collection-link ## everything CI runs
 	$(MAKE) -j2 -O checks-current checks-floor
 	$(MAKE) -j2 -O conformance molecule
 	$(MAKE) integration
@@ -105,6 +110,14 @@ checks-floor: ## sanity and units on the floor, then the docs lint and the Galax
 	$(MAKE) units-floor
 	$(MAKE) docs-lint
 	$(MAKE) galaxy-import
+
+# Not part of `make test` (tests/integration/test_bench_smoke.py runs the smoke sizes there). Takes long and wants an
+# otherwise idle machine; BENCH_ARGS narrows it, e.g. BENCH_ARGS="--plan 1x10,1x60 --refresh '' --reps 1".
+bench: venv venv-bench system-deps kube collection-link ## benchmark matrix vs kubernetes.core/kubectl; rewrites the tables of docs/performance.md
+	$(PY) tests/bench/bench.py --bench-venv $(BENCH_VENV) --docs docs/performance.md $(BENCH_ARGS)
+
+bench-smoke: venv venv-bench system-deps kube collection-link ## the benchmark at its smallest sizes, once (tables in .build/bench/tables.md)
+	$(PY) tests/bench/bench.py --smoke --bench-venv $(BENCH_VENV) $(BENCH_ARGS)
 
 sim-up: venv kube collection-link ## start a simulated fleet: make sim-up FLEET=tests/fleets/demo.yml SIM_STATE=.sim
 	$(PY) -m capisim up --fleet $(FLEET) --state $(SIM_STATE)

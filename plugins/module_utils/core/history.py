@@ -1,6 +1,8 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Rollout history of a MachineDeployment (reference §3.5, §3.10, §4.6): this collection's own record
+"""Rollout history of a MachineDeployment (revisions as upstream mdutil.ComputeMachineSetAnnotations
+sets them, internal/controllers/machinedeployment/mdutil/util.go@v1.10.10; old MachineSets removed by cleanupDeployment,
+machinedeployment_sync.go@v1.10.10; docs/history-and-undo.md): this collection's own record
 merged with what the cluster still knows.
 
 What the cluster knows: MachineSets controlled by the MD carry ``machinedeployment.clusters.x-k8s.io/

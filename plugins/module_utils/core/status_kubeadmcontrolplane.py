@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Rollout status of a KubeadmControlPlane, both API versions (reference §6 "KCP rollout complete").
+"""Rollout status of a KubeadmControlPlane, both API versions (upstream controlplane/kubeadm/internal/controllers/status.go@v1.10.10,
+controlplane/kubeadm/reconcilers/kubeadmcontrolplane/status.go@v1.14.0; docs/rollout-completion.md).
 
 Complete when: observedGeneration >= generation; no rolloutAfter in the future by the API server's
 clock (pending); replicas == up-to-date (v1beta1: updatedReplicas,

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rollout identity of a machine template (reference §3.2).
+"""The rollout identity of a machine template (upstream mdutil.MachineTemplateUpToDate,
+internal/controllers/machinedeployment/mdutil/util.go@v1.10.10, core/reconcilers/machinedeployment/mdutil/util.go@v1.14.0).
 
 A MachineSet is "new" for its MachineDeployment iff version, bootstrap (configRef group/kind/name or
 dataSecretName), infrastructureRef (group/kind/name) and failureDomain are equal; every other template

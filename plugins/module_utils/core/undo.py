@@ -6,7 +6,8 @@ Like clusterctl's ObjectRollbacker (rollout_rollbacker.go, v0.4 - v1.10; removed
 revision choice (to_revision 0 = the second-highest revision; ties with the highest count as the
 previous one) and its refusals (paused MD, negative revision, missing revision, no history).
 
-Different on purpose (reference §4.5.9, §4.9, cluster-api #8408 / #8392):
+Different on purpose (upstream cmd/clusterctl/client/alpha/rollout_rollbacker.go@v1.10.10;
+cluster-api #8408 / #8392; docs/history-and-undo.md):
 - the target comes from a MachineSet that still has the revision (as clusterctl), else from this
   collection's history record (core.history), so undo also works after CAPI v1.11+ deleted the
   old MachineSets;

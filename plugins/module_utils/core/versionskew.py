@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Kubernetes version skew rules for worker Machines against their control plane (reference §4.5.9).
+"""Kubernetes version skew rules for worker Machines against their control plane (https://kubernetes.io/releases/version-skew-policy/;
+cluster-api #4939, #6858).
 
 The rules CAPI's MachineSet preflight checks enforce (and cluster-api #8408 asked undo to check):
 

@@ -220,7 +220,7 @@ def trim(entries, history_limit=DEFAULT_HISTORY_LIMIT, max_bytes=MAX_RECORD_BYTE
     return kept
 
 
-def record_entry(obj, entry, history_limit=DEFAULT_HISTORY_LIMIT):
+def record_with_entry(obj, entry, history_limit=DEFAULT_HISTORY_LIMIT):
     """The new value of ``obj``'s history annotation with ``entry`` appended: readable old entries
     (corrupt ones dropped), bounded by ``history_limit`` and MAX_RECORD_BYTES."""
     entries, _warnings = read_record(obj)

@@ -17,7 +17,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
-from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 
 PAUSED = "paused"
@@ -61,8 +61,7 @@ def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollo
         state = "already paused" if paused else "not paused"
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=f"{kind} is {state} ({where})", warnings=warnings)
     if record and now is not None:
-        entry = plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor)
-        changes.record(plans.record_path(), plans.current_record_raw(obj), entry)
+        records.record_last_rollout(changes, obj, now, action, rollout_id, reason, actor)
     message = f"{kind} {action} ({where})"
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message,
                           relied_on=patches.relied_on(kind, version, "pause"), warnings=warnings)

@@ -5,11 +5,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import json
-
-from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
-from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
@@ -55,19 +51,3 @@ def new_plan(obj, kind, version, action, changes=None, message="", relied_on=Non
     }
     out.update(extra)
     return out
-
-
-def record_entry(now_text, action, rollout_id=None, reason=None, actor=None, **details):
-    """Compact JSON for the last-rollout annotation; None fields are left out."""
-    entry = {"id": None if rollout_id is None else str(rollout_id), "at": now_text, "action": action,
-             "reason": reason, "actor": actor}
-    entry.update(details)
-    return json.dumps({k: v for k, v in entry.items() if v is not None}, sort_keys=True, separators=(",", ":"))
-
-
-def record_path():
-    return ("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION)
-
-
-def current_record_raw(obj):
-    return paths.get_path(obj, record_path())

@@ -23,6 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -292,18 +293,14 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
         if action == SCHEDULED:
             details["after"] = timeutil.format_time(target_after)
-        template_patch = changes.merge_patch()
-        changes.record(plans.record_path(), plans.current_record_raw(obj),
-                       plans.record_entry(timeutil.format_time(now), action, rollout_id, reason, actor, **details))
+        written = diffs.apply_merge_patch(obj, changes.merge_patch())
         kept, revision = _replace_pending(entries, current_after, now, new_infra_ref)
         if revision is None:
             revision = hist.next_revision(obj, machine_sets, entries)
-        entries = kept
-        entry = hist.make_entry(revision, now, action,
-                                hist.identity_of(obj, version), hist.identity_of(diffs.apply_merge_patch(obj, template_patch), version),
-                                rollout_id=rollout_id, reason=reason, actor=actor,
-                                rollout_after=timeutil.format_time(target_after) if action == SCHEDULED else None)
-        hist.record_change(changes, obj, entry, history_limit, entries)
+        entry = records.record_rollout(
+            changes, obj, written, now, action, revision, kept, history_limit, api_version=version,
+            rollout_id=rollout_id, reason=reason, actor=actor, last_details=details,
+            entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None})
         extra["history_revision"] = entry["revision"]
 
     if new_infra_ref is not None:

@@ -32,6 +32,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
@@ -329,13 +330,10 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
         warnings.append(f"{apiversion.spec_path(kind, version, 'rollout_after')} ({timeutil.format_time(after)}) is newer than "
                         f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it")
     if record:
-        changes.record(plans.record_path(), plans.current_record_raw(md),
-                       plans.record_entry(timeutil.format_time(now), ROLLED_BACK, rollout_id, reason, actor,
-                                          to_revision=target["revision"]))
-        entry = hist.make_entry(hist.next_revision(md, machine_sets, entries), now, ROLLED_BACK,
-                                hist.identity_of(md), hist.identity_of(written), rollout_id=rollout_id, reason=reason,
-                                actor=actor, to_revision=target["revision"])
-        hist.record_change(changes, md, entry, history_limit, entries)
+        entry = records.record_rollout(
+            changes, md, written, now, ROLLED_BACK, hist.next_revision(md, machine_sets, entries), entries, history_limit,
+            rollout_id=rollout_id, reason=reason, actor=actor, last_details={"to_revision": target["revision"]},
+            entry_details={"to_revision": target["revision"]})
         extra["history_revision"] = entry["revision"]
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
                           message=f"spec.template restored from revision {target['revision']} ({origin})",

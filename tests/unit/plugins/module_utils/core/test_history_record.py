@@ -88,10 +88,10 @@ def test_long_texts_are_cut():
 
 def test_record_entry_appends_newest_last_as_compact_json():
     md = objs.machine_deployment()
-    value = history.record_entry(md, _entry(3), history_limit=10)
+    value = history.record_with_entry(md, _entry(3), history_limit=10)
     assert value == json.dumps([_entry(3)], separators=(",", ":"))
     md = objs.annotate(md, KEY, value)
-    value = history.record_entry(md, _entry(4, previous="md-0-infra-v1"), 10)
+    value = history.record_with_entry(md, _entry(4, previous="md-0-infra-v1"), 10)
     assert [e["revision"] for e in json.loads(value)] == [3, 4]
     assert " " not in value.replace("md-0", "")  # compact
 
@@ -99,7 +99,7 @@ def test_record_entry_appends_newest_last_as_compact_json():
 @pytest.mark.parametrize("limit, kept", [(1, [12]), (3, [10, 11, 12]), (10, list(range(3, 13))), (50, list(range(1, 13)))])
 def test_record_is_bounded_by_history_limit(limit, kept):
     md = objs.annotate(objs.machine_deployment(), KEY, json.dumps([_entry(n) for n in range(1, 12)]))
-    value = history.record_entry(md, _entry(12), history_limit=limit)
+    value = history.record_with_entry(md, _entry(12), history_limit=limit)
     assert [e["revision"] for e in json.loads(value)] == kept
 
 
@@ -431,5 +431,5 @@ def test_readers_do_not_modify_inputs():
     before = copy.deepcopy((md, sets))
     history.merged_history(md, sets, full=True)
     history.history_info(md, sets, revision=3)
-    history.record_entry(md, _entry(4), 10)
+    history.record_with_entry(md, _entry(4), 10)
     assert (md, sets) == before

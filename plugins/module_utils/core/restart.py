@@ -194,6 +194,36 @@ def _template_drift(obj, kind, version, infrastructure_ref):
     return f"infrastructure template is {current.get('kind')} {current.get('name')}, not {wanted.get('name')}"
 
 
+def _already_scheduled(current_after, target_after, explicit_after, now, force, after_path, ref):
+    """A trigger already set in the future: the message of an unchanged plan when it is the one asked for, None
+    when ``force`` replaces it; else RolloutError (upstream restart would overwrite it silently)."""
+    if current_after is None or current_after <= now:
+        return None
+    if explicit_after and target_after == current_after:
+        return f"a rollout is already scheduled for {timeutil.format_time(current_after)}"
+    if force:
+        return None
+    raise RolloutError(
+        f"a rollout is already scheduled for {timeutil.format_time(current_after)} ({after_path})", ref=ref,
+        hint=f"wait for it to fire, or set force=true to replace it (clusterctl: remove '{after_path}' first)",
+        reason="rollout_scheduled")
+
+
+def _required_infrastructure(written, kind, version, namespace):
+    """The infrastructure template the switched object points at, for the existence check before any write."""
+    template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
+        "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
+    return [item for item in tmpl.template_refs(template_spec, namespace) if item["role"] == "infrastructure"]
+
+
+def _message(new_infra_ref, action, target_after, after_path):
+    if new_infra_ref is not None:
+        return f"infrastructure template switched to {new_infra_ref['kind']} {new_infra_ref['name']}, a rollout follows"
+    if action == SCHEDULED:
+        return f"rollout scheduled for {timeutil.format_time(target_after)} ({after_path})"
+    return f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
+
+
 def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
                  rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None,
                  machines=None):
@@ -247,14 +277,9 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     guards.refuse_paused(obj, kind, ref, cluster)
     target_after = _resolve_after(after, now, ref)
     explicit_after = not _means_now(after)
-    if current_after is not None and current_after > now:
-        if explicit_after and target_after == current_after:
-            return unchanged(f"a rollout is already scheduled for {timeutil.format_time(current_after)}")
-        if not force:
-            raise RolloutError(
-                f"a rollout is already scheduled for {timeutil.format_time(current_after)} ({after_path})", ref=ref,
-                hint=f"wait for it to fire, or set force=true to replace it (clusterctl: remove '{after_path}' first)",
-                reason="rollout_scheduled")
+    scheduled = _already_scheduled(current_after, target_after, explicit_after, now, force, after_path, ref)
+    if scheduled:
+        return unchanged(scheduled)
 
     changes = ChangeSet()
     new_infra_ref = None
@@ -280,11 +305,8 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
         warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
                         f"({drift}): switching again")
     if new_infra_ref is not None:
-        written = diffs.apply_merge_patch(obj, changes.merge_patch())
-        template_spec = paths.get_path(written, "spec.template.spec", {}) if kind == apiversion.MACHINE_DEPLOYMENT else {
-            "infrastructureRef": paths.get_path(written, apiversion.spec_path(kind, version, "infrastructure_ref"))}
-        extra["required_templates"] = [item for item in tmpl.template_refs(template_spec, meta.get("namespace"))
-                                       if item["role"] == "infrastructure"]
+        extra["required_templates"] = _required_infrastructure(diffs.apply_merge_patch(obj, changes.merge_patch()), kind,
+                                                               version, meta.get("namespace"))
     if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):
         warning = _topology_after_warning(obj, kind, cluster)
         if warning:
@@ -303,13 +325,8 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
             entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None})
         extra["history_revision"] = entry["revision"]
 
-    if new_infra_ref is not None:
-        message = f"infrastructure template switched to {new_infra_ref['kind']} {new_infra_ref['name']}, a rollout follows"
-    elif action == SCHEDULED:
-        message = f"rollout scheduled for {timeutil.format_time(target_after)} ({after_path})"
-    else:
-        message = f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
     if new_infra_ref is None or after is not None:
         extra["rollout_after"] = timeutil.format_time(target_after)
+    message = _message(new_infra_ref, action, target_after, after_path)
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings,
                           relied_on=patches.relied_on(kind, version, "restart"), **extra)

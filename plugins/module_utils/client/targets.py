@@ -155,16 +155,16 @@ NOT_SERVED = ("api_not_served", "kind_not_served", "api_version_unsupported")
 
 def _control_plane_ref(cluster):
     raw = paths.get_path(cluster, "spec.controlPlaneRef")
-    ref = apiversion.normalize_ref(raw)
-    if not ref or not ref.get("kind") or not ref.get("name"):
+    cp_ref = apiversion.normalize_ref(raw)
+    if not cp_ref or not cp_ref.get("kind") or not cp_ref.get("name"):
         return None
-    ref["namespace"] = (raw or {}).get("namespace") or paths.get_path(cluster, "metadata.namespace")
-    return ref
+    cp_ref["namespace"] = (raw or {}).get("namespace") or paths.get_path(cluster, "metadata.namespace")
+    return cp_ref
 
 
-def _is_kcp(ref):
-    return ref["kind"] == apiversion.KUBEADM_CONTROL_PLANE and \
-        ref["api_group"] == apiversion.RESOURCES[apiversion.KUBEADM_CONTROL_PLANE]["group"]
+def _is_kcp(cp_ref):
+    return cp_ref["kind"] == apiversion.KUBEADM_CONTROL_PLANE and \
+        cp_ref["api_group"] == apiversion.RESOURCES[apiversion.KUBEADM_CONTROL_PLANE]["group"]
 
 
 def control_planes(api, discovery, clusters, cluster_names):
@@ -174,26 +174,26 @@ def control_planes(api, discovery, clusters, cluster_names):
     kinds (any with ``spec.version``): one GET each. A missing control plane is a warning (the skew
     check is then skipped and the result says so)."""
     found, warnings = {}, {}
-    refs = {}
+    cp_refs = {}
     for name in sorted(set(cluster_names)):
         cluster = clusters.get(name)
-        ref = _control_plane_ref(cluster) if cluster is not None else None
-        if ref is not None:
-            refs[name] = ref
-    kcps = {name: ref for name, ref in refs.items() if _is_kcp(ref)}
+        cp_ref = _control_plane_ref(cluster) if cluster is not None else None
+        if cp_ref is not None:
+            cp_refs[name] = cp_ref
+    kcps = {name: cp_ref for name, cp_ref in cp_refs.items() if _is_kcp(cp_ref)}
     listed = {}
-    namespaces = sorted({ref["namespace"] for ref in kcps.values()})
+    namespaces = sorted({cp_ref["namespace"] for cp_ref in kcps.values()})
     if len(kcps) > 1:
         for namespace in namespaces:
             items, _version = list_kind(api, discovery, apiversion.KUBEADM_CONTROL_PLANE, namespace)
             for item in items:
                 listed[(namespace, paths.get_path(item, "metadata.name"))] = item
-    for name, ref in refs.items():
-        what = f"{ref['kind']} {ref['namespace']}/{ref['name']}"
+    for name, cp_ref in cp_refs.items():
+        what = f"{cp_ref['kind']} {cp_ref['namespace']}/{cp_ref['name']}"
         if name in kcps and len(kcps) > 1:
-            obj = listed.get((ref["namespace"], ref["name"]))
+            obj = listed.get((cp_ref["namespace"], cp_ref["name"]))
         else:
-            obj = _get_control_plane(api, discovery, ref, what)
+            obj = _get_control_plane(api, discovery, cp_ref, what)
         if obj is None:
             warnings.setdefault(name, []).append(f"control plane {what} (Cluster {name} spec.controlPlaneRef) not found")
         else:
@@ -201,23 +201,23 @@ def control_planes(api, discovery, clusters, cluster_names):
     return found, warnings
 
 
-def _get_control_plane(api, discovery, ref, what):
-    group = ref["api_group"]
+def _get_control_plane(api, discovery, cp_ref, what):
+    group = cp_ref["api_group"]
     try:
-        if _is_kcp(ref):
+        if _is_kcp(cp_ref):
             version = discovery.capi_version(apiversion.KUBEADM_CONTROL_PLANE)
             plural = apiversion.RESOURCES[apiversion.KUBEADM_CONTROL_PLANE]["plural"]
         else:
             version = discovery.version_for_group(group)
-            plural = discovery.plural(group, version, ref["kind"])
+            plural = discovery.plural(group, version, cp_ref["kind"])
     except RolloutError as err:
         if err.reason in NOT_SERVED:
             return None
         raise
     try:
-        return api.get(resource_path(group, version, plural, ref["namespace"], ref["name"]))
+        return api.get(resource_path(group, version, plural, cp_ref["namespace"], cp_ref["name"]))
     except ApiError as err:
         if err.status == 404:
             return None
-        raise api_error(err, ref=make_ref(ref["kind"], ref["namespace"], ref["name"]), verb="get",
-                        resource={"group": group, "plural": plural}, namespace=ref["namespace"], host=api.host)
+        raise api_error(err, ref=make_ref(cp_ref["kind"], cp_ref["namespace"], cp_ref["name"]), verb="get",
+                        resource={"group": group, "plural": plural}, namespace=cp_ref["namespace"], host=api.host)

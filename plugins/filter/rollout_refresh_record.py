@@ -18,7 +18,7 @@ description:
     and the template it must stay on while the wave waits.
   - V(rolled_out) - the objects of a wave that rolled out and soaked (O(resources)), with their templates read back.
   - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
-    O(clones), O(switches), O(restarts)) and of the task that failed (O(failed_task), O(failed_result)); the result of
+    O(clones), O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
 positional: _input, step
@@ -40,13 +40,16 @@ options:
     type: list
     elements: dict
   clones:
-    description: The registered loop result of M(capi.rollout.capi_machine_template) in the wave (V(switched), V(wave_failed)).
+    description:
+      - The registered result of the wave's M(capi.rollout.capi_machine_template) call with
+        O(capi.rollout.capi_machine_template#module:objects) (its C(results) name their objects in C(ref)), or of a task
+        looped over the objects (V(switched), V(wave_failed)).
     type: dict
   switches:
-    description: The registered loop result of the template switches (M(capi.rollout.capi_rollout_restart)) (V(wave_failed)).
-    type: dict
-  restarts:
-    description: The registered loop result of the restarts (M(capi.rollout.capi_rollout_restart)) (V(wave_failed)).
+    description:
+      - The registered loop result of the wave's M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace
+        (P(capi.rollout.rollout_refresh_calls#filter) with V(switch); each loop item has the C(refs) of its objects)
+        (V(wave_failed)).
     type: dict
   restart:
     description: A plain restart, no template switch (V(switched), V(wave_failed)).
@@ -125,7 +128,7 @@ STEPS = {
 }
 
 
-def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=None, switches=None, restarts=None, restart=False,
+def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=None, switches=None, restart=False,
                            resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
                            undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None):
     if step not in STEPS:
@@ -142,7 +145,7 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=N
     if step == "rolled_out":
         return refresh_record.rolled_out(objects, resources)
     if step == "wave_failed":
-        return refresh_record.wave_failed(objects, wave, wave_objects, wait, clones, switches, restarts, failed_task, failed_result,
+        return refresh_record.wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task, failed_result,
                                           now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart))
     if step == "undone":
         return refresh_record.undone(objects, failure, undo_wait, started)

@@ -189,19 +189,65 @@ def waves(objects, max_in_flight=1, canary=False, name="wave", start=0):
 
 
 def clone_outcomes(results):
-    """{ref: {ok, msg, infrastructure_ref, template}} from the registered results of a capi_machine_template
-    task looped over the objects (``item`` is the object, with its ``ref``)."""
+    """{ref: {ok, msg, infrastructure_ref, template}} from the ``results`` of capi_machine_template: one call with
+    ``objects`` (each result names its object in ``ref``), or a task looped over the objects (``item`` is the
+    object, with its ``ref``)."""
     out = {}
     for result in results or []:
         if not isinstance(result, dict):
             continue
-        item = result.get("item") or {}
-        ref = item.get("ref") if isinstance(item, dict) else None
+        ref = result_ref(result)
         if not ref:
             continue
         out[ref] = {"ok": not result.get("failed") and bool(result.get("infrastructure_ref")), "msg": result.get("msg"),
                     "infrastructure_ref": result.get("infrastructure_ref"), "template": result.get("template")}
     return out
+
+
+def result_ref(result):
+    """The object a capi_machine_template result is about: ``ref`` of a call with ``objects``, or the ``ref`` of
+    the loop item of a looped task."""
+    item = result.get("item")
+    return result.get("ref") or (item.get("ref") if isinstance(item, dict) else None)
+
+
+def clone_requests(objects):
+    """The ``objects`` option of one capi_machine_template call that clones the target templates of ``objects``
+    (plan objects or selected entries, each with its ``clone`` settings, see clone_settings)."""
+    out = []
+    for obj in objects or []:
+        settings = obj.get("clone") or {}
+        out.append({"kind": obj.get("kind"), "namespace": obj.get("namespace"), "name": obj.get("name"),
+                    "overrides": settings.get("overrides") or {}, "labels": settings.get("labels") or {},
+                    "annotations": settings.get("annotations") or {}})
+    return out
+
+
+def switch_calls(objects, clones=None, restart=False):
+    """The capi_rollout_restart calls that switch (or, with ``restart``, restart) ``objects`` (plan objects of one
+    wave; resumed ones are switched already and left out): one call per kind and namespace, each object to the
+    template capi_machine_template cloned for it (``clones``: its registered result, or its ``results``).
+    Each call has ``kind``, ``namespace``, ``refs`` and either ``names`` (restart) or ``switches``."""
+    results = clones.get("results") if isinstance(clones, dict) else clones
+    cloned = {}
+    for result in results or []:
+        if isinstance(result, dict) and result.get("infrastructure_ref") and not result.get("failed"):
+            cloned.setdefault(result_ref(result), result["infrastructure_ref"])
+    calls = {}
+    for obj in objects or []:
+        if obj.get("resume"):
+            continue
+        call = calls.setdefault((obj.get("kind"), obj.get("namespace")),
+                                {"kind": obj.get("kind"), "namespace": obj.get("namespace"), "refs": []})
+        call["refs"].append(obj.get("ref"))
+        if restart:
+            call.setdefault("names", []).append(obj.get("name"))
+            continue
+        target = cloned.get(obj.get("ref"))
+        if not target:
+            raise ValueError(f"{obj.get('ref')}: no target template was cloned for it; nothing was switched")
+        call.setdefault("switches", []).append({"name": obj.get("name"), "infrastructure_ref": dict(target)})
+    return list(calls.values())
 
 
 def _template(entry):

@@ -58,17 +58,30 @@ def _by_ref(resources):
     return out
 
 
-def _refs(results, path, failed):
-    """Refs of the loop items of a registered loop result that ran and failed (or did not fail)."""
-    out = []
-    for result in (results or {}).get("results") or []:
-        if "skipped" in result or (result.get("failed") is True) != failed:
+def _failed_clones(clones):
+    """Refs of the objects whose target template capi_machine_template could not make (its ``results``)."""
+    return [refresh.result_ref(result) for result in (clones or {}).get("results") or []
+            if result.get("failed") is True and refresh.result_ref(result)]
+
+
+def _switch_outcome(switches):
+    """(failed refs, switched refs) of a wave's capi_rollout_restart calls (a loop over refresh.switch_calls, each
+    ``item`` with the ``refs`` of its objects). A call that stopped part-way names what it changed and where it
+    stopped; a call refused before any write names the object it refused (every object of the call when it names
+    none); the other objects of a failed call were not switched."""
+    failed, switched = [], []
+    for result in (switches or {}).get("results") or []:
+        if "skipped" in result:
             continue
-        value = result
-        for key in path:
-            value = (value or {}).get(key)
-        out.append(value)
-    return out
+        refs = list((result.get("item") or {}).get("refs") or [])
+        if result.get("failed") is not True:
+            switched.extend(refs)
+            continue
+        changed = list(result.get("changed_objects") or [])
+        switched.extend(changed)
+        stopped_at = (result.get("unchanged_objects") or [result.get("ref")])[0]
+        failed.extend([stopped_at] if stopped_at in refs else [ref for ref in refs if ref not in changed])
+    return failed, switched
 
 
 def _failed_item_msg(result, default):
@@ -79,10 +92,10 @@ def _failed_item_msg(result, default):
 
 def switched(objects, wave_objects, clones, restart, now):
     """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) was
-    switched to its target template (from ``clones``, the loop result of capi_machine_template)."""
+    switched to its target template (from ``clones``, the result of capi_machine_template)."""
     cloned = {}
     for result in (clones or {}).get("results") or []:
-        cloned.setdefault((result.get("item") or {}).get("ref"), result)
+        cloned.setdefault(refresh.result_ref(result), result)
     changes = {}
     for obj in wave_objects:
         if obj.get("resume"):
@@ -126,10 +139,10 @@ def _next_step(reason, kind, refresh_id):
     return text
 
 
-def wave_failed(objects, wave, wave_objects, wait, clones, switches, restarts, failed_task, failed_result, now, refresh_id,
+def wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task, failed_result, now, refresh_id,
                 settings, undo_on_failure=True, restart=False):
-    """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``clones``, ``switches``,
-    ``restarts``) and of the task that failed (``failed_task``: its name, ``failed_result``).
+    """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``clones``, ``switches``:
+    the switches or restarts) and of the task that failed (``failed_task``: its name, ``failed_result``).
 
     ``settings``: ``stall_timeout``, ``wait_timeout``, ``soak_seconds`` (named in the reasons). Returns ``objects``
     with the failed objects and the other switched ones recorded, ``status`` (the management cluster's result,
@@ -140,10 +153,9 @@ def wave_failed(objects, wave, wave_objects, wait, clones, switches, restarts, f
     wait = wait or {}
     reason = wait.get("reason") or ""
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
-    failed_refs = _unique(list(wait.get("failed_refs") or []) + _refs(clones, ("item", "ref"), True)
-                          + _refs(switches, ("item", "item", "ref"), True) + _refs(restarts, ("item", "ref"), True))
-    switched_refs = _unique(_refs(switches, ("item", "item", "ref"), False) + _refs(restarts, ("item", "ref"), False)
-                            + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
+    failed_switches, switched = _switch_outcome(switches)
+    failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(clones) + failed_switches)
+    switched_refs = _unique(switched + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
     phrase = _phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
     stuck = wait.get("stuck") or {}

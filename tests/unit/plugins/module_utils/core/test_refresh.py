@@ -216,3 +216,12 @@ def test_clone_settings_note_an_image_of_another_kubernetes_version():
     # the plan carries the note to the report
     plan = plan_one(dict(obj, clone=refresh.clone_settings(obj, overrides={"customImage": "kindest/node:v1.31.0"})))
     assert any("Kubernetes v1.31.0" in note for note in plan["notes"])
+
+
+def test_clone_outcomes_from_one_call_with_objects():
+    results = [{"ref": "machinedeployment/default/a", "failed": False, "infrastructure_ref": {"name": "a-new"}, "template": {}},
+               {"ref": "machinedeployment/default/b", "failed": True, "msg": "pruned: instanceTyp"}]
+    got = refresh.clone_outcomes(results)
+    assert got["machinedeployment/default/a"]["ok"] is True
+    assert got["machinedeployment/default/b"] == {"ok": False, "msg": "pruned: instanceTyp", "infrastructure_ref": None,
+                                                  "template": None}

@@ -27,16 +27,21 @@ def by_ref(*objs):
     return {o["ref"]: o for o in objs}
 
 
-def loop(items, failed=(), skipped=False, **extra):
-    """A registered loop result: one result per item, those in ``failed`` failed."""
-    out = []
-    for item in items:
-        if skipped:
-            out.append({"item": item, "skipped": True})
-        else:
-            ref = item["item"]["ref"] if "item" in item else item["ref"]
-            out.append(dict({"item": item, "failed": ref in failed, "msg": f"{ref} refused" if ref in failed else ""}, **extra))
-    return {"results": out}
+def cloned(objs, failed=(), **extra):
+    """The registered result of one capi_machine_template call with ``objects``: one result per object, named by ``ref``."""
+    return {"results": [dict({"ref": o["ref"], "failed": o["ref"] in failed, "msg": "pruned" if o["ref"] in failed else ""}, **extra)
+                        for o in objs]}
+
+
+def switch_call(objs, changed=None, stopped_at=None, **extra):
+    """The registered loop result of one capi_rollout_restart call over ``objs`` (an item of refresh.switch_calls): it
+    failed at ``stopped_at`` after changing ``changed`` (part-way), or, with ``ref`` in ``extra``, before any write."""
+    refs = [o["ref"] for o in objs]
+    result = dict({"item": {"refs": refs}, "failed": bool(stopped_at or extra)}, **extra)
+    if stopped_at:
+        at = refs.index(stopped_at)
+        result.update(msg=f"{stopped_at}: 403 forbidden.", changed_objects=refs[:at], unchanged_objects=refs[at:])
+    return {"results": [result]}
 
 
 def resource(o, done=True, template=None, message=None, **extra):
@@ -55,7 +60,7 @@ def test_merge_is_ansibles_recursive_combine():
 
 def test_switched_records_the_cloned_template_and_leaves_resumed_objects_alone():
     a, b, c = obj("a"), obj("b"), obj("c", resume=True)
-    clones = loop([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
+    clones = cloned([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
     out = refresh_record.switched(by_ref(a, b, c), [a, b, c], clones, False, NOW)
     assert out[a["ref"]]["started"] == NOW
     assert out[a["ref"]]["after"] == {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "cloned"}, "version": "v1.30.4"}
@@ -66,7 +71,7 @@ def test_switched_records_the_cloned_template_and_leaves_resumed_objects_alone()
 
 def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     a = obj("a")
-    out = refresh_record.switched(by_ref(a), [a], loop([a], skipped=True), True, NOW)
+    out = refresh_record.switched(by_ref(a), [a], {"skipped": True, "skip_reason": "Conditional result was False"}, True, NOW)
     assert out[a["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-new"}
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
 
@@ -81,9 +86,10 @@ def test_rolled_out_takes_the_templates_read_back():
 
 def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDeployment", **kwargs):
     switched = objs if switched is None else switched
-    switches = loop([{"item": o} for o in switched], failed=kwargs.pop("refused", ()))
-    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, loop(switched), switches,
-                                      {"results": []}, kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
+    switches = kwargs.pop("switches", None) or switch_call(switched, stopped_at=kwargs.pop("stopped_at", None))
+    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait,
+                                      kwargs.pop("clones", None) or cloned(switched), switches,
+                                      kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
                                       failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
 
 
@@ -108,8 +114,8 @@ def test_a_stalled_wave_names_the_stuck_machines_and_undoes_every_switched_machi
 
 def test_a_refused_switch_is_the_failure_and_its_message_the_cause():
     a, b = obj("a"), obj("b")
-    failed_result = {"msg": "One or more items failed", "results": [{"failed": False}, {"failed": True, "msg": "b: 403 forbidden."}]}
-    out = failed_wave([a, b], {}, refused=(b["ref"],), failed_result=failed_result,
+    failed_result = {"msg": "One or more items failed", "results": [{"failed": True, "msg": "b: 403 forbidden."}]}
+    out = failed_wave([a, b], {}, stopped_at=b["ref"], failed_result=failed_result,
                       failed_task="Switch to the target templates")
     rec = out["objects"][b["ref"]]
     assert rec["failure_reason"] == "Switch to the target templates failed: b: 403 forbidden"
@@ -118,6 +124,29 @@ def test_a_refused_switch_is_the_failure_and_its_message_the_cause():
     assert out["objects"][a["ref"]]["result"] == "running" and out["objects"][a["ref"]]["finished"] is None
     assert out["undo_refs"] == [a["ref"]]
     assert out["status"]["next_step"] == "Fix the cause named above, then re-run with refresh_id hw-1."
+
+
+def test_a_switch_refused_before_any_write_switches_none_of_its_objects():
+    a, b = obj("a"), obj("b")
+    failed_result = {"msg": "One or more items failed", "results": [{"failed": True, "msg": "b is paused."}]}
+    out = failed_wave([a, b], {}, switches=switch_call([a, b], ref=b["ref"], msg="b is paused."), failed_result=failed_result,
+                      failed_task="Switch to the target templates")
+    assert out["failed_refs"] == [b["ref"]] and out["objects"][b["ref"]]["failure_reason"].endswith("b is paused")
+    # nothing of that call was written: a was not switched, so it is neither running nor switched back
+    assert out["objects"][a["ref"]]["result"] == "pending" and out["undo_refs"] == []
+    # an error that names none of the call's objects (a lost connection) fails them all
+    out = failed_wave([a, b], {}, switches=switch_call([a, b], ref=None, msg="connection refused"),
+                      failed_result={"msg": "connection refused"})
+    assert out["failed_refs"] == [a["ref"], b["ref"]] and out["undo_refs"] == []
+
+
+def test_a_template_that_could_not_be_cloned_is_the_failure():
+    a, b = obj("a"), obj("b")
+    out = failed_wave([a, b], {}, clones=cloned([a, b], failed=(b["ref"],)), switches={"results": [{"item": {}, "skipped": True}]},
+                      failed_result={"msg": "1 of 2 object(s) could not be cloned", "results": [{"failed": True, "msg": "pruned"}]},
+                      failed_task="Create the target templates")
+    assert out["failed_refs"] == [b["ref"]] and out["undo_refs"] == []
+    assert out["objects"][b["ref"]]["failure_reason"] == "Create the target templates failed: pruned"
 
 
 def test_without_failed_objects_the_reason_is_the_phrase_and_the_message():

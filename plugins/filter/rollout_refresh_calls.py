@@ -1,0 +1,87 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+name: rollout_refresh_calls
+short_description: The module calls of one step of a hardware refresh, for all its objects at once
+version_added: 0.1.0
+author:
+  - capi.rollout contributors (@capi-rollout)
+description:
+  - The C(capi.rollout.hardware_refresh) role acts per management cluster and step, not per object - one module call
+    clones the target templates of every object of a wave, one call per kind and namespace switches them. This filter
+    turns the objects of a step into the arguments of those calls.
+  - V(clone) - the O(capi.rollout.capi_machine_template#module:objects) of one M(capi.rollout.capi_machine_template)
+    call - per object its C(kind), C(namespace), C(name) and its own C(overrides), C(labels) and C(annotations) (its
+    C(clone) settings, see P(capi.rollout.rollout_refresh_targets#filter)).
+  - V(switch) - the M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace - C(kind), C(namespace),
+    C(refs) (the objects' references, for the record) and C(switches) (each object with the template O(clones) made
+    for it) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already) are left out.
+  - Used by the C(capi.rollout.hardware_refresh) role.
+positional: _input, step
+options:
+  _input:
+    description: The objects - selected entries (V(clone) in the preflight) or plan objects (P(capi.rollout.rollout_refresh_plan#filter)).
+    type: list
+    elements: dict
+    required: true
+  step:
+    description: The step.
+    type: str
+    choices: [clone, switch]
+    required: true
+  clones:
+    description: The registered result of the M(capi.rollout.capi_machine_template) call that cloned the templates (V(switch)).
+    type: dict
+  restart:
+    description: A plain restart, no template switch (V(switch)).
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Clone the target templates of the wave in one call
+  capi.rollout.capi_machine_template:
+    objects: "{{ wave_objects | capi.rollout.rollout_refresh_calls('clone') }}"
+  register: clones
+
+- name: Switch them, one call per namespace
+  capi.rollout.capi_rollout_restart:
+    kind: "{{ item.kind }}"
+    namespace: "{{ item.namespace }}"
+    switches: "{{ item.switches }}"
+    rollout_id: hw-2026-11
+  loop: "{{ wave_objects | capi.rollout.rollout_refresh_calls('switch', clones=clones) }}"
+'''
+
+RETURN = r'''
+_value:
+  description: V(clone) - the objects option of one call; V(switch) - one entry per call.
+  type: list
+  elements: dict
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+
+
+def rollout_refresh_calls(objects, step, clones=None, restart=False):
+    if not isinstance(objects or [], (list, tuple)):
+        raise AnsibleFilterError("rollout_refresh_calls: the input must be a list of objects")
+    if step == "clone":
+        return refresh.clone_requests(objects)
+    if step != "switch":
+        raise AnsibleFilterError(f"rollout_refresh_calls: step must be clone or switch, got {step!r}")
+    try:
+        return refresh.switch_calls(objects, clones=clones, restart=bool(restart))
+    except ValueError as err:
+        raise AnsibleFilterError(f"rollout_refresh_calls: {err}")
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"rollout_refresh_calls": rollout_refresh_calls}

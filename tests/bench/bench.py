@@ -387,6 +387,9 @@ def wait_commands(runner, fleet, names):
 def refresh_command(runner, fleet, check, forks, tag):
     extra = dict(FAST, refresh_id=f"bench-{tag}", template_overrides={"customImage": f"kindest/node:bench-{tag}"},
                  max_in_flight=MAX_IN_FLIGHT, report_dir=str(runner.work / f"report-{tag}"))
+    if forks < fleet.hosts:
+        # the playbook refuses fewer forks than management clusters per batch: fewer forks means smaller batches
+        extra["batch_size"] = forks
     cmd = [str(runner.ours), "-i", str(fleet.inventory), str(REPO / "playbooks" / "hardware_refresh.yml"),
            "-e", json.dumps(extra), "-f", str(forks)]
     return cmd + (["--check"] if check else [])

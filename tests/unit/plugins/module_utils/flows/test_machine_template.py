@@ -536,3 +536,24 @@ def test_objects_argument_spec(monkeypatch, params, error):
                                                            "overrides": {}, "labels": None, "annotations": None}]
     else:
         assert any(error in message for message in messages), messages
+
+
+def test_objects_sharing_a_template_create_it_once(conn):
+    # MachineDeployments of one cluster often share a template: the same clone; the second create meets the
+    # first (409 AlreadyExists), reads it fresh and finds the same content.
+    plan = tc.plan_clone(dmt(), OVERRIDES)
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": [md_named("c1-md-0", "c1-md-0-a1b2c"),
+                                                                           md_named("c1-md-1", "c1-md-0-a1b2c")]})
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": [dmt()]})
+    for _dry_run in range(3):
+        conn.add("POST", DMTS, status=201, body=created(plan["object"]))
+    conn.add("POST", DMTS, status=409, body={"kind": "Status", "code": 409, "reason": "AlreadyExists", "message": "exists"})
+    conn.add("GET", f"{DMTS}/{plan['name']}", body=created(plan["object"]))
+    done = run(FakeModule(objects=[{"name": "c1-md-0", "overrides": OVERRIDES}, {"name": "c1-md-1", "overrides": OVERRIDES}]))
+    assert not done.failed, done.result["msg"]
+    assert [entry["created"] for entry in done.result["results"]] == [True, False]
+    assert "already exists with the same spec" in done.result["results"][1]["message"]
+    assert {entry["infrastructure_ref"]["name"] for entry in done.result["results"]} == {plan["name"]}
+    assert sent(conn)[-1] == ("GET", f"{DMTS}/{plan['name']}")

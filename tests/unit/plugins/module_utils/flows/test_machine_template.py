@@ -356,8 +356,8 @@ def script_objects(conn, overrides1=None):
     """Two MachineDeployments with their own templates, read by list; returns the two plans."""
     sources = [dmt("c1-md-0-a1b2c"), dmt("c1-md-1-d4e5f", spec={"customImage": "kindest/node:v1.30.4", "extraMounts": []})]
     conn.add("GET", "/apis", body=APIS)
-    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": [md_named("c1-md-0", "c1-md-0-a1b2c"),
-                                                                           md_named("c1-md-1", "c1-md-1-d4e5f")]})
+    items = [md_named("c1-md-0", "c1-md-0-a1b2c"), md_named("c1-md-1", "c1-md-1-d4e5f")]
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": items})
     conn.add("GET", DISCOVERY, body=RESOURCES)
     conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": copy.deepcopy(sources)})
     return [tc.plan_clone(sources[0], OVERRIDES), tc.plan_clone(sources[1], OVERRIDES if overrides1 is None else overrides1)]
@@ -543,8 +543,8 @@ def test_objects_sharing_a_template_create_it_once(conn):
     # first (409 AlreadyExists), reads it fresh and finds the same content.
     plan = tc.plan_clone(dmt(), OVERRIDES)
     conn.add("GET", "/apis", body=APIS)
-    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": [md_named("c1-md-0", "c1-md-0-a1b2c"),
-                                                                           md_named("c1-md-1", "c1-md-0-a1b2c")]})
+    items = [md_named("c1-md-0", "c1-md-0-a1b2c"), md_named("c1-md-1", "c1-md-0-a1b2c")]
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": items})
     conn.add("GET", DISCOVERY, body=RESOURCES)
     conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": [dmt()]})
     for _dry_run in range(3):

@@ -17,6 +17,12 @@ description:
     M(capi.rollout.capi_rollout_restart)'s O(capi.rollout.capi_rollout_restart#module:infrastructure_ref).
   - The source is named directly (O(source)) or is the current infrastructure template of a MachineDeployment
     or KubeadmControlPlane (O(from_object)).
+  - O(objects) clones the current templates of many MachineDeployments and KubeadmControlPlanes in one call, each
+    with its own overrides. Every object is read, planned and its create sent as a server-side dry run first; when
+    any of them fails a check, the task fails and nothing is created. Then the templates are created one by one;
+    a create that fails does not stop the others, and the task fails. The reads do not grow with the number of
+    objects (one list request per object kind and namespace, one per template kind and namespace); per object only
+    the dry run and the create are sent.
   - C(spec.template.spec) is treated as opaque; the overrides are merged like a JSON merge patch
     (RFC 7386) - mappings merge recursively, lists and scalar values replace, and V(null) deletes a key.
   - The new name defaults to the source name followed by C(-) and 8 hex digits of the SHA-256 of the merged
@@ -46,11 +52,12 @@ options:
   namespace:
     description:
       - Namespace of the source template, of O(from_object) and of the new template.
+      - With O(objects), the namespace of the entries that give no O(objects[].namespace).
     type: str
     default: default
   source:
     description:
-      - The template to clone. Mutually exclusive with O(from_object); one of them is required.
+      - The template to clone. Mutually exclusive with O(from_object) and O(objects); one of them is required.
     type: dict
     suboptions:
       name:
@@ -77,7 +84,7 @@ options:
       - Clone the infrastructure template that a MachineDeployment (C(spec.template.spec.infrastructureRef)) or
         KubeadmControlPlane (C(spec.machineTemplate.infrastructureRef) or
         C(spec.machineTemplate.spec.infrastructureRef)) uses now.
-      - Mutually exclusive with O(source); one of them is required.
+      - Mutually exclusive with O(source) and O(objects); one of them is required.
     type: dict
     suboptions:
       kind:
@@ -89,36 +96,81 @@ options:
         description: Name of the MachineDeployment or KubeadmControlPlane.
         type: str
         required: true
+  objects:
+    description:
+      - Clone the current infrastructure templates of these MachineDeployments and KubeadmControlPlanes in one
+        call. Each entry means what O(from_object) with O(overrides), O(labels) and O(annotations) means for one
+        object; O(force) applies to every entry.
+      - All entries are checked first (read, planned, the create sent as a server-side dry run). When any entry
+        fails a check (for example a field the API server would prune, overrides that change nothing, an existing
+        target with another spec, a topology-owned object), the task fails and nothing is created.
+      - Mutually exclusive with O(source), O(from_object) and O(name); O(overrides), O(labels) and O(annotations)
+        are given per entry (giving them at the top level fails). An empty list fails (no object is selected).
+      - The results are in RV(results), one entry per object in the given order.
+    type: list
+    elements: dict
+    suboptions:
+      kind:
+        description:
+          - V(MachineDeployment) or V(KubeadmControlPlane); case-insensitive, V(md) and V(kcp) are accepted too.
+        type: str
+        default: MachineDeployment
+      name:
+        description: Name of the MachineDeployment or KubeadmControlPlane.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the object and of its templates. Defaults to O(namespace).
+        type: str
+      overrides:
+        description:
+          - Fields deep-merged into the copy's C(spec.template.spec), like O(overrides).
+        type: dict
+        default: {}
+      labels:
+        description: Labels to set on the new template, like O(labels).
+        type: dict
+      annotations:
+        description: Annotations to set on the new template, like O(annotations).
+        type: dict
   overrides:
     description:
       - Fields deep-merged into the copy's C(spec.template.spec) - mappings merge, lists and values replace,
         V(null) removes a key.
-      - Fields must exist in the kind's schema; a field the API server drops is reported as a warning.
+      - Fields must exist in the kind's schema; a field the API server would drop fails the task with nothing
+        written.
+      - Not with O(objects) (give O(objects[].overrides)).
     type: dict
     default: {}
   name:
     description:
       - Name of the new template. Defaults to C(<source name>-<8 hex digits of the merged spec's hash>).
       - Needed when a template of the default name exists with a different spec (the task fails and says so).
+      - Not with O(objects).
     type: str
   labels:
     description:
       - Labels to set on the new template, in addition to (or replacing) the copied ones. A V(null) value
         leaves out a label of the source.
       - Not applied to a template that already exists.
+      - Not with O(objects) (give O(objects[].labels)).
     type: dict
   annotations:
     description:
       - Annotations to set on the new template, like O(labels).
+      - Not with O(objects) (give O(objects[].annotations)).
     type: dict
   force:
     description:
       - Clone a template managed by a Cluster topology (ClusterClass) anyway. The clone is not topology-owned,
         and the topology controller reverts a MachineDeployment or control plane it manages to its own template.
+      - With O(objects), applies to every entry.
     type: bool
     default: false
 notes:
   - In check mode nothing is written; RV(template) is the object that would be created.
+  - With O(objects), C(list) on C(machinedeployments) / C(kubeadmcontrolplanes) and on the template kind's resource
+    replace the C(get) of one object.
   - Needs C(get) and C(create) on the template kind's resource (for example C(dockermachinetemplates),
     C(awsmachinetemplates)), and C(get) on C(machinedeployments) / C(kubeadmcontrolplanes) for O(from_object);
     see C(docs/rbac.yml).
@@ -132,7 +184,8 @@ attributes:
       RV(changed) says whether it would be created. A real run sends the same dry run first.
     support: full
   diff_mode:
-    description: Shows the whole new template (metadata and spec) as YAML when it is (would be) created.
+    description: Shows the whole new template (metadata and spec) as YAML when it is (would be) created; with
+      O(objects), one diff per template that is (would be) created.
     support: full
 seealso:
   - module: capi.rollout.capi_rollout_restart
@@ -189,6 +242,31 @@ EXAMPLES = r'''
       ami:
         id: ami-0123456789abcdef0
 
+- name: New hardware for a whole cluster in one call - checked first, created only when every clone passes
+  capi.rollout.capi_machine_template:
+    namespace: fleet-a
+    objects:
+      - name: prod-eu-1-md-0
+        overrides: {instanceType: m6i.2xlarge}
+      - name: prod-eu-1-md-gpu
+        overrides: {instanceType: g5.2xlarge}
+        labels: {hardware-generation: "2026"}
+      - kind: kcp
+        name: prod-eu-1-control-plane
+        overrides: {instanceType: m6i.xlarge}
+  register: new_templates
+
+- name: Roll each object onto its new template
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    kind: "{{ item.ref.split('/')[0] }}"
+    name: "{{ item.ref.split('/')[2] }}"
+    infrastructure_ref: "{{ item.infrastructure_ref }}"
+    wait: true
+  loop: "{{ new_templates.results }}"
+  loop_control:
+    label: "{{ item.ref }}"
+
 - name: Dry run - show the template that would be created
   capi.rollout.capi_machine_template:
     namespace: fleet-a
@@ -203,24 +281,24 @@ EXAMPLES = r'''
 
 RETURN = r'''
 changed:
-  description: Whether the template was (in check mode, would be) created.
+  description: Whether the template was (in check mode, would be) created; with O(objects), whether any was.
   returned: always
   type: bool
   sample: true
 created:
   description: Whether the template was (in check mode, would be) created; false when it existed with the same spec.
-  returned: success
+  returned: success, without O(objects)
   type: bool
   sample: true
 message:
   description: What was done.
-  returned: success
+  returned: success, without O(objects)
   type: str
   sample: dockermachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2 created from dockermachinetemplate/fleet-a/prod-eu-1-md-0
 infrastructure_ref:
   description:
     - The new template's reference, ready for O(capi.rollout.capi_rollout_restart#module:infrastructure_ref).
-  returned: success
+  returned: success, without O(objects)
   type: dict
   contains:
     api_group:
@@ -238,7 +316,7 @@ infrastructure_ref:
   sample: {api_group: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: prod-eu-1-md-0-3f9a61c2}
 source_ref:
   description: The template that was cloned.
-  returned: success
+  returned: success, without O(objects)
   type: dict
   contains:
     api_group:
@@ -272,7 +350,7 @@ template:
   description:
     - The template as created (in check mode, as it would be created; when it existed, as it is), without
       C(metadata.managedFields) and C(status).
-  returned: success
+  returned: success, without O(objects)
   type: dict
   sample:
     apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
@@ -287,24 +365,108 @@ template:
     spec: {template: {spec: {instanceType: m6i.2xlarge, iamInstanceProfile: nodes.cluster-api-provider-aws.sigs.k8s.io}}}
 hash:
   description: The 8 hex digits of the merged C(spec.template.spec)'s hash (the default name's suffix).
-  returned: success
+  returned: success, without O(objects)
   type: str
   sample: 3f9a61c2
 changes:
   description: The fields of C(spec.template.spec) that differ from the source, with their values before and after.
-  returned: success
+  returned: success, without O(objects)
   type: list
   elements: dict
   sample: [{path: spec.template.spec.instanceType, before: m5.xlarge, after: m6i.2xlarge}]
 diff:
   description: The new template as YAML text (before is empty), when it is (would be) created.
-  returned: when diff mode is on and the template is (would be) created
+  returned: when diff mode is on and the template is (would be) created (without O(objects))
   type: dict
   sample:
     before: ""
     after: "apiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: AWSMachineTemplate\n..."
     before_header: awsmachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2 (absent)
     after_header: awsmachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2 (new)
+results:
+  description:
+    - With O(objects), one entry per object in the given order. Also returned when the task fails.
+    - An entry that did not fail has the keys a call for that one object returns (RV(created), RV(message),
+      RV(infrastructure_ref), RV(source_ref), RV(template), RV(hash), RV(changes)), plus RV(results[].changed) and
+      RV(results[].warnings). When another object failed a check, RV(results[].created) is false and
+      RV(results[].message) says that its template was not created.
+  returned: when O(objects) is given
+  type: list
+  elements: dict
+  contains:
+    ref:
+      description: The object (C(kind/namespace/name)).
+      type: str
+      sample: machinedeployment/fleet-a/prod-eu-1-md-0
+    failed:
+      description: Whether this object could not be cloned (a check failed, or its create failed).
+      type: bool
+      sample: false
+    msg:
+      description: Why it could not be cloned.
+      returned: when RV(results[].failed) is true
+      type: str
+      sample: "dockermachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2: the API server drops spec.template.spec.instanceTyp: ..."
+    reason:
+      description: Stable slug of the failure, as the single call's C(reason) (for example V(pruned_fields),
+        V(no_effect), V(template_conflict), V(topology_owned), V(not_found)).
+      returned: when RV(results[].failed) is true
+      type: str
+      sample: pruned_fields
+    hint:
+      description: What to do about the failure.
+      returned: when RV(results[].failed) is true
+      type: str
+      sample: fix the field name in overrides
+    changed:
+      description: Whether its template was (in check mode, would be) created.
+      returned: when RV(results[].failed) is false
+      type: bool
+      sample: true
+    created:
+      description: As RV(created), for this object.
+      returned: when RV(results[].failed) is false
+      type: bool
+      sample: true
+    message:
+      description: As RV(message), for this object.
+      returned: when RV(results[].failed) is false
+      type: str
+      sample: dockermachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2 created from dockermachinetemplate/fleet-a/prod-eu-1-md-0
+    infrastructure_ref:
+      description: As RV(infrastructure_ref), for this object.
+      returned: when RV(results[].failed) is false
+      type: dict
+      sample: {api_group: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: prod-eu-1-md-0-3f9a61c2}
+    source_ref:
+      description: As RV(source_ref), for this object (with C(from_object)).
+      returned: when RV(results[].failed) is false
+      type: dict
+      sample: {api_group: infrastructure.cluster.x-k8s.io, api_version: infrastructure.cluster.x-k8s.io/v1beta2,
+               kind: AWSMachineTemplate, name: prod-eu-1-md-0, namespace: fleet-a,
+               from_object: machinedeployment/fleet-a/prod-eu-1-md-0}
+    template:
+      description: As RV(template), for this object.
+      returned: when RV(results[].failed) is false
+      type: dict
+      sample: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSMachineTemplate}
+    hash:
+      description: As RV(hash), for this object.
+      returned: when RV(results[].failed) is false
+      type: str
+      sample: 3f9a61c2
+    changes:
+      description: As RV(changes), for this object.
+      returned: when RV(results[].failed) is false
+      type: list
+      elements: dict
+      sample: [{path: spec.template.spec.instanceType, before: m5.xlarge, after: m6i.2xlarge}]
+    warnings:
+      description: The warnings of this object (also emitted as task warnings, prefixed with RV(results[].ref)).
+      returned: when RV(results[].failed) is false
+      type: list
+      elements: str
+      sample: []
 api_requests:
   description: Number of HTTP requests this task sent to the API server.
   returned: always
@@ -334,13 +496,21 @@ def main():
                 "name": {"type": "str", "required": True},
             }},
             overrides={"type": "dict", "default": {}},
+            objects={"type": "list", "elements": "dict", "options": {
+                "kind": {"type": "str", "default": "MachineDeployment"},
+                "name": {"type": "str", "required": True},
+                "namespace": {"type": "str"},
+                "overrides": {"type": "dict", "default": {}},
+                "labels": {"type": "dict"},
+                "annotations": {"type": "dict"},
+            }},
             name={"type": "str"},
             labels={"type": "dict"},
             annotations={"type": "dict"},
             force={"type": "bool", "default": False},
         ),
-        mutually_exclusive=[["source", "from_object"]],
-        required_one_of=[["source", "from_object"]],
+        mutually_exclusive=[["source", "from_object", "objects"], ["objects", "name"]],
+        required_one_of=[["source", "from_object", "objects"]],
         supports_check_mode=True,
     )
     run_machine_template(module)

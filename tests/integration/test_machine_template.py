@@ -3,7 +3,8 @@
 Runs with the rollout-operator credentials (docs/rbac.yml) through ansible-playbook. The fleet is
 this module's own (one management cluster at a time, stopped when the module's tests are done):
 
-- ``ta`` in namespace ``tmpl``: a 1-replica control plane and MachineDeployment ``ta-md-0``;
+- ``ta`` in namespace ``tmpl``: a 1-replica control plane and MachineDeployments ``ta-md-0`` and ``ta-md-1``
+  (``ta-md-1`` only for the clone of many objects);
 - ``tt`` in namespace ``tmpl``: managed by a Cluster topology (ClusterClass).
 """
 
@@ -35,6 +36,14 @@ def clone_reads(env):
             ("get", "dockermachinetemplates"), ("get", "dockermachinetemplates")]
 
 
+def list_reads(env, kinds=("machinedeployments",)):
+    """What a clone of many objects reads, whatever their number: discovery, one list per object kind (in the
+    order of their first object), the infrastructure group and one list of the templates (sources and targets)."""
+    group = ("get", f"/apis/infrastructure.cluster.x-k8s.io/{env.version}")
+    return [("get", "/apis"), ("list", kinds[0]), group, ("list", "dockermachinetemplates")] + \
+        [("list", kind) for kind in kinds[1:]]
+
+
 def fleet_spec(capi_version):
     return {
         "defaults": {"provision_seconds": 1},
@@ -43,7 +52,7 @@ def fleet_spec(capi_version):
             "capi_version": capi_version,
             "workload_clusters": [
                 {"name": "ta", "namespace": NS, "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
-                 "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1}]},
                 {"name": "tt", "namespace": NS, "kubernetes_version": "v1.30.4", "topology_owned": True,
                  "machine_deployments": [{"name": "md-0", "replicas": 1}]},
             ],
@@ -284,3 +293,69 @@ def test_missing_source_and_pruned_overrides(env):
     # the same overrides from the object that already uses that template: nothing to do, not an error
     again = env.run("capi_machine_template", namespace=NS, from_object={"name": "ta-md-0"}, overrides=same)
     assert not again.failed and again["changed"] is False and again["infrastructure_ref"]["name"] == source_name, again
+
+
+def test_objects_clone_many_in_one_call_then_rerun(env):
+    image = "kindest/node:v1.33.1"
+    objects = [{"name": "ta-md-0", "overrides": {"customImage": image}},
+               {"kind": "md", "name": "ta-md-1", "overrides": {"customImage": image}, "labels": {"hardware": "gen-2027"}},
+               {"kind": "kcp", "name": "ta-control-plane", "overrides": {"customImage": image}}]
+    sources = [env.current_template(), env.current_template("ta-md-1"), env.kcp_template()]
+    refs = [f"machinedeployment/{NS}/ta-md-0", f"machinedeployment/{NS}/ta-md-1", f"kubeadmcontrolplane/{NS}/ta-control-plane"]
+
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, objects=objects)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True
+    assert [entry["ref"] for entry in res["results"]] == refs
+    for entry, source in zip(res["results"], sources):
+        assert entry["failed"] is False and entry["created"] is True and entry["changed"] is True, entry
+        assert entry["source_ref"]["name"] == source and entry["source_ref"]["from_object"] == entry["ref"]
+        clone = env.get("DockerMachineTemplate", entry["infrastructure_ref"]["name"])
+        assert clone["spec"]["template"]["spec"]["customImage"] == image
+        assert clone["metadata"]["annotations"][CLONED_FROM] == f"DockerMachineTemplate/{source}"
+        assert clone["metadata"]["uid"] == entry["template"]["metadata"]["uid"]
+        assert (clone["metadata"]["labels"].get("hardware") == "gen-2027") == entry["ref"].endswith("ta-md-1")
+    # the reads do not grow with the objects: one list per kind; per object a dry run, then (all checked) the creates
+    dry, create = ("create", "dockermachinetemplates?dryRun"), ("create", "dockermachinetemplates")
+    reads = list_reads(env, ("machinedeployments", "kubeadmcontrolplanes"))
+    sent = shape(env.requests(mark))
+    assert sent == reads[:4] + [dry, dry] + reads[4:] + [dry] + [create] * 3, sent
+    assert res["api_requests"] == len(sent) == 11
+    writes = env.writes(mark)
+    assert [(e["verb"], e["objectRef"]["name"]) for e in writes] == \
+        [("create", entry["infrastructure_ref"]["name"]) for entry in res["results"]]
+
+    # rerun: every target found in the one list of templates, nothing written
+    mark = env.mark()
+    again = env.run("capi_machine_template", namespace=NS, objects=objects)
+    assert not again.failed, again.get("msg")
+    assert again["changed"] is False and [entry["created"] for entry in again["results"]] == [False] * 3
+    assert [entry["infrastructure_ref"] for entry in again["results"]] == \
+        [entry["infrastructure_ref"] for entry in res["results"]]
+    assert shape(env.requests(mark)) == reads, shape(env.requests(mark))
+    assert not env.writes(mark)
+
+
+def test_objects_one_typo_and_a_topology_owned_object_fail_with_nothing_written(env):
+    image = "kindest/node:v1.34.2"
+    objects = [{"name": "ta-md-0", "overrides": {"customImage": image}},
+               {"name": "ta-md-1", "overrides": {"customImag": image}},
+               {"name": "tt-md-0", "overrides": {"customImage": image}},
+               {"kind": "KubeadmControlPlane", "name": "ta-control-plane", "overrides": {"customImage": image}}]
+    mark = env.mark()
+    res = env.run("capi_machine_template", namespace=NS, objects=objects)
+    assert res.failed and res["reason"] == "clone_refused" and res["changed"] is False
+    assert res["msg"].startswith(f"2 of 4 object(s) could not be cloned; nothing was created: machinedeployment/{NS}/ta-md-1: "
+                                 f"dockermachinetemplate/{NS}/"), res["msg"]
+    assert "spec.template.spec.customImag" in res["msg"] and f" | machinedeployment/{NS}/tt-md-0: " in res["msg"]
+    assert [(entry["failed"], entry.get("reason")) for entry in res["results"]] == \
+        [(False, None), (True, "pruned_fields"), (True, "topology_owned"), (False, None)]
+    # positive control: the three objects that got that far were checked by the API server (dry runs) ...
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
+        [("create", "dockermachinetemplates")] * 3
+    # ... and nothing was written, not even the templates that passed
+    assert not env.writes(mark)
+    for entry in (res["results"][0], res["results"][3]):
+        assert entry["created"] is False and "another object failed a check" in entry["message"]
+        assert not env.exists("DockerMachineTemplate", entry["infrastructure_ref"]["name"])

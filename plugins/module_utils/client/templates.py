@@ -3,6 +3,9 @@
 """Reads and writes of infrastructure machine templates: where a template kind lives (group, version, plural),
 get / create one, whether a target exists, and which of a list of templates exist (one LIST per kind).
 
+``Reads`` answers "object ``name`` of this collection, or None" for the clone: by one GET each (one object),
+or from one LIST per collection kept for the run (many objects: the requests do not grow with their number).
+
 Plurals: a single template kind is looked up in discovery (one ``GET /apis/<group>/<version>``, cached per
 run by client.discovery); lists of templates first try the CRD convention (lower-case kind + "s") and ask
 discovery only when that path is not served.
@@ -10,6 +13,8 @@ discovery only when that path is not served.
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
+
+import copy
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
@@ -42,6 +47,49 @@ class TemplateKind(object):
         return resource_path(self.group, self.version, self.plural, namespace, name)
 
 
+class Reads(object):
+    """Object ``name`` of a collection (group, version, plural, namespace), or None when it does not exist.
+
+    ``by_list=False``: one GET per question (a single clone reads exactly the objects it needs).
+    ``by_list=True``: one LIST per collection, kept for the run (a clone of many objects); a failed LIST is
+    kept too and raised again to every question about that collection, so it is not repeated per object.
+    Items of a LIST carry no kind/apiVersion; the callers fill them in as for a GET.
+    """
+
+    def __init__(self, api, by_list=False):
+        self.api = api
+        self.by_list = by_list
+        self._lists = {}
+
+    def find(self, group, version, plural, namespace, name):
+        """The object, or None; raises ApiError (not 404) as the API server answered."""
+        if not self.by_list:
+            try:
+                return self.api.get(resource_path(group, version, plural, namespace, name))
+            except ApiError as err:
+                if err.status == 404:
+                    return None
+                raise
+        path = resource_path(group, version, plural, namespace)
+        if path not in self._lists:
+            try:
+                body = self.api.list(path)
+                self._lists[path] = {paths.get_path(item, "metadata.name"): item for item in body.get("items") or []}
+            except ApiError as err:
+                self._lists[path] = err
+        found = self._lists[path]
+        if isinstance(found, ApiError):
+            raise found
+        obj = found.get(name)
+        # A copy: callers fill in kind/apiVersion and may change what they were given.
+        return copy.deepcopy(obj) if obj is not None else None
+
+    @property
+    def verb(self):
+        """The verb a failed read needs (for the permission hint)."""
+        return "list" if self.by_list else "get"
+
+
 def _split_api_version(api_version):
     if "/" in api_version:
         group, version = api_version.split("/", 1)
@@ -49,21 +97,22 @@ def _split_api_version(api_version):
     return "", api_version
 
 
-def source_from_object(api, discovery, namespace, from_object):
+def source_from_object(api, discovery, namespace, from_object, reads=None):
     """(source {api_group, kind, name, api_version?}, the MD/KCP object) from a MachineDeployment's or
-    control plane's current infrastructure reference."""
+    control plane's current infrastructure reference. ``reads``: a Reads (default: one GET)."""
+    reads = reads or Reads(api)
     kind = apiversion.rollout_kind(from_object.get("kind") or apiversion.MACHINE_DEPLOYMENT)
     name = from_object["name"]
     ref = make_ref(kind, namespace, name)
     version = discovery.capi_version(kind, ref=ref)
     res = apiversion.resource(kind, version)
     try:
-        obj = api.get(resource_path(res["group"], version, res["plural"], namespace, name))
+        obj = reads.find(res["group"], version, res["plural"], namespace, name)
     except ApiError as err:
-        if err.status == 404:
-            raise RolloutError(f"{kind} {namespace}/{name} does not exist; nothing was changed", ref=ref,
-                               reason="not_found", hint="check from_object.name and namespace")
-        raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+        raise api_error(err, ref=ref, verb=reads.verb, resource=res, namespace=namespace, host=api.host)
+    if obj is None:
+        raise RolloutError(f"{kind} {namespace}/{name} does not exist; nothing was changed", ref=ref,
+                           reason="not_found", hint="check the name (from_object.name or objects[].name) and the namespace")
     obj.setdefault("kind", kind)
     obj.setdefault("apiVersion", res["api_version"])
     raw = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
@@ -100,14 +149,15 @@ def template_kind(discovery, source, ref=None):
     return TemplateKind(group, version, source["kind"], plural)
 
 
-def get_template(api, tkind, namespace, name, ref=None):
-    """The template object, or None when it does not exist."""
+def get_template(api, tkind, namespace, name, ref=None, reads=None):
+    """The template object, or None when it does not exist. ``reads``: a Reads (default: one GET)."""
+    reads = reads or Reads(api)
     try:
-        obj = api.get(tkind.path(namespace, name))
+        obj = reads.find(tkind.group, tkind.version, tkind.plural, namespace, name)
     except ApiError as err:
-        if err.status == 404:
-            return None
-        raise api_error(err, ref=ref, verb="get", resource=tkind.resource, namespace=namespace, host=api.host)
+        raise api_error(err, ref=ref, verb=reads.verb, resource=tkind.resource, namespace=namespace, host=api.host)
+    if obj is None:
+        return None
     obj.setdefault("kind", tkind.kind)
     obj.setdefault("apiVersion", tkind.api_version)
     return obj

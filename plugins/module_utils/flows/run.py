@@ -68,12 +68,17 @@ class Run(object):
         out.update(extra)
         return out
 
+    def error(self, err):
+        """A RolloutError / ApiError / TransportError as a RolloutError (the others pass unchanged)."""
+        if isinstance(err, TransportError):
+            return transport_error(err)
+        if isinstance(err, ApiError):
+            return api_error(err, host=self.api.host if self.api else None)
+        return err
+
     def fail(self, err, **extra):
         """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
-        if isinstance(err, TransportError):
-            err = transport_error(err)
-        elif isinstance(err, ApiError):
-            err = api_error(err, host=self.api.host if self.api else None)
+        err = self.error(err)
         fields = err.to_dict() if isinstance(err, RolloutError) else {"msg": str(err)}
         fields.update(extra)
         self.module.fail_json(**self.result(**fields))

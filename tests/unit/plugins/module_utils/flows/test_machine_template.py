@@ -339,3 +339,221 @@ def test_topology_owned_machine_deployment_is_refused(conn):
     assert done.failed and done.result["reason"] == "topology_owned"
     assert "machinedeployment/default/c1-md-0" in done.result["msg"]
     assert len(conn.sent) == 4
+
+
+# ----- objects: many clones in one call -----
+
+MDS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
+
+
+def md_named(name, template):
+    out = md({"apiGroup": INFRA, "kind": "DockerMachineTemplate", "name": template})
+    out["metadata"]["name"] = name
+    return out
+
+
+def script_objects(conn, overrides1=None):
+    """Two MachineDeployments with their own templates, read by list; returns the two plans."""
+    sources = [dmt("c1-md-0-a1b2c"), dmt("c1-md-1-d4e5f", spec={"customImage": "kindest/node:v1.30.4", "extraMounts": []})]
+    conn.add("GET", "/apis", body=APIS)
+    items = [md_named("c1-md-0", "c1-md-0-a1b2c"), md_named("c1-md-1", "c1-md-1-d4e5f")]
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": items})
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": copy.deepcopy(sources)})
+    return [tc.plan_clone(sources[0], OVERRIDES), tc.plan_clone(sources[1], OVERRIDES if overrides1 is None else overrides1)]
+
+
+def objects(overrides1=None, **extra):
+    return [{"name": "c1-md-0", "overrides": OVERRIDES},
+            dict({"kind": "md", "name": "c1-md-1", "overrides": OVERRIDES if overrides1 is None else overrides1}, **extra)]
+
+
+def test_objects_are_read_by_list_checked_then_created(conn):
+    plans = script_objects(conn)
+    answers = [created(plan["object"]) for plan in plans]
+    for answer in answers + answers:  # the two dry runs, then the two creates
+        conn.add("POST", DMTS, status=201, body=answer)
+    done = run(FakeModule(objects=objects()))
+    assert not done.failed, done.result["msg"]
+    res = done.result
+    assert res["changed"] is True and "diff" not in res
+    # reads independent of the number of objects, then per object a dry run; the creates only after both passed
+    assert sent(conn) == [("GET", "/apis"), ("GET", MDS), ("GET", DISCOVERY), ("GET", DMTS)] + [("POST", DMTS)] * 4
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2 + [{}] * 2
+    assert [entry["body"]["metadata"]["name"] for entry in conn.sent[-2:]] == [plan["name"] for plan in plans]
+    assert res["api_requests"] == 8
+    assert [entry["ref"] for entry in res["results"]] == ["machinedeployment/default/c1-md-0",
+                                                          "machinedeployment/default/c1-md-1"]
+    for entry, plan in zip(res["results"], plans):
+        assert entry["failed"] is False and entry["changed"] is True and entry["created"] is True
+        assert entry["infrastructure_ref"] == {"api_group": INFRA, "kind": "DockerMachineTemplate", "name": plan["name"]}
+        assert entry["source_ref"]["from_object"] == entry["ref"] and entry["hash"] == plan["hash"]
+        assert entry["message"] == f"{plan['ref']} created from dockermachinetemplate/default/{plan['source_ref']['name']}"
+        assert entry["template"]["metadata"]["uid"] == "u-2" and entry["warnings"] == []
+        assert set(entry) == {"ref", "failed", "changed", "created", "message", "infrastructure_ref", "source_ref",
+                              "template", "hash", "changes", "warnings"}
+
+
+def test_objects_rerun_reads_only(conn):
+    plans = script_objects(conn)
+    conn.answers[("GET", DMTS)][0][1]["items"].extend(created(plan["object"]) for plan in plans)
+    done = run(FakeModule(objects=objects()))
+    assert not done.failed, done.result["msg"]
+    assert done.result["changed"] is False and [e["created"] for e in done.result["results"]] == [False, False]
+    assert sent(conn) == [("GET", "/apis"), ("GET", MDS), ("GET", DISCOVERY), ("GET", DMTS)]
+
+
+def test_objects_one_failing_check_creates_nothing_and_names_it(conn):
+    typo = dict(OVERRIDES, customImag="typo")
+    plans = script_objects(conn, overrides1=typo)
+    pruned = created(plans[1]["object"])
+    del pruned["spec"]["template"]["spec"]["customImag"]
+    conn.add("POST", DMTS, status=201, body=created(plans[0]["object"]))
+    conn.add("POST", DMTS, status=201, body=pruned)
+    done = run(FakeModule(objects=objects(overrides1=typo)))
+    res = done.result
+    assert done.failed and res["changed"] is False and res["reason"] == "clone_refused"
+    assert res["msg"].startswith("1 of 2 object(s) could not be cloned; nothing was created: machinedeployment/default/c1-md-1: "
+                                 f"dockermachinetemplate/default/{plans[1]['name']}: the API server drops "
+                                 "spec.template.spec.customImag"), res["msg"]
+    assert "c1-md-0:" not in res["msg"]
+    # both were checked, nothing was created
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2
+    first, second = res["results"]
+    assert first["failed"] is False and first["created"] is False and first["changed"] is False
+    assert first["message"].endswith("was not created from dockermachinetemplate/default/c1-md-0-a1b2c: "
+                                     "another object failed a check")
+    assert second == {"ref": "machinedeployment/default/c1-md-1", "failed": True, "msg": second["msg"],
+                      "reason": "pruned_fields", "hint": second["hint"]}
+    assert "kubectl explain" in second["hint"]
+
+
+def test_objects_missing_and_topology_owned_are_each_reported(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": [
+        md_named("c1-md-0", "c1-md-0-a1b2c"), dict(md_named("c1-md-2", "c1-md-0-a1b2c"),
+                                                   metadata={"name": "c1-md-2", "namespace": "default",
+                                                             "labels": {"topology.cluster.x-k8s.io/owned": ""}})]})
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": [dmt()]})
+    conn.add("POST", DMTS, status=201, body=created(tc.plan_clone(dmt(), OVERRIDES)["object"]))
+    done = run(FakeModule(objects=[{"name": "c1-md-0", "overrides": OVERRIDES}, {"name": "gone"},
+                                   {"name": "c1-md-2", "overrides": OVERRIDES}]))
+    res = done.result
+    assert done.failed and res["msg"].startswith("2 of 3 object(s) could not be cloned; nothing was created: "
+                                                 "machinedeployment/default/gone: ")
+    assert " | machinedeployment/default/c1-md-2: " in res["msg"]
+    assert [entry.get("reason") for entry in res["results"]] == [None, "not_found", "topology_owned"]
+    # one list of the MachineDeployments and one of the templates for all three
+    assert [method for method, _path in sent(conn)].count("GET") == 4
+
+
+def test_objects_check_mode_sends_only_dry_runs_and_a_diff_per_template(conn):
+    plans = script_objects(conn)
+    for plan in plans:
+        conn.add("POST", DMTS, status=201, body=created(plan["object"]))
+    done = run(FakeModule(check_mode=True, diff=True, objects=objects()))
+    res = done.result
+    assert not done.failed and res["changed"] is True, res.get("msg")
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2
+    assert [entry["created"] for entry in res["results"]] == [True, True]
+    assert all("would be created" in entry["message"] for entry in res["results"])
+    assert [diff["after_header"] for diff in res["diff"]] == [f"{plan['ref']} (new)" for plan in plans]
+
+
+def test_objects_a_failed_create_does_not_stop_the_others(conn):
+    plans = script_objects(conn)
+    conn.add("POST", DMTS, status=201, body=created(plans[0]["object"]))
+    conn.add("POST", DMTS, status=201, body=created(plans[1]["object"]))
+    conn.add("POST", DMTS, status=403, body={"kind": "Status", "code": 403, "reason": "Forbidden", "message": "nope"})
+    conn.add("POST", DMTS, status=201, body=created(plans[1]["object"]))
+    done = run(FakeModule(objects=objects()))
+    res = done.result
+    assert done.failed and res["changed"] is True and res["reason"] == "create_failed"
+    assert res["msg"].startswith("1 of 2 object(s) could not be cloned; 1 template(s) were created: "
+                                 "machinedeployment/default/c1-md-0: ")
+    assert [entry["failed"] for entry in res["results"]] == [True, False]
+    assert res["results"][0]["reason"] == "forbidden" and res["results"][1]["created"] is True
+    assert len([entry for entry in conn.sent if entry["method"] == "POST" and not entry["query"]]) == 2
+
+
+def test_objects_warnings_are_prefixed_with_the_object(conn):
+    conn.add("GET", "/apis", body=APIS)
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": [
+        dict(md_named("c1-md-0", "c1-md-0-a1b2c"), metadata={"name": "c1-md-0", "namespace": "default",
+                                                             "labels": {"topology.cluster.x-k8s.io/owned": ""}})]})
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": [dmt()]})
+    conn.add("POST", DMTS, status=201, body=created(tc.plan_clone(dmt(), OVERRIDES)["object"]))
+    module = FakeModule(check_mode=True, force=True, objects=[{"name": "c1-md-0", "overrides": OVERRIDES}])
+    done = run(module)
+    assert not done.failed, done.result["msg"]
+    (entry,) = done.result["results"]
+    assert entry["warnings"] and "force is set" in entry["warnings"][0]
+    assert module.warnings == [f"machinedeployment/default/c1-md-0: {entry['warnings'][0]}"]
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"objects": []}, "objects is empty: no object is selected"),
+    ({"labels": {"a": "b"}}, "labels cannot be given with objects: give them per object (objects[].labels)"),
+    ({"annotations": {}}, "annotations cannot be given with objects"),
+    ({"overrides": OVERRIDES}, "overrides cannot be given with objects"),
+    ({"from_object": {"name": "c1-md-0"}}, "objects cannot be combined with from_object"),
+    ({"name": "x", "source": {"name": "s", "kind": "DockerMachineTemplate"}}, "objects cannot be combined with source, name"),
+])
+def test_objects_refused_combinations_before_any_request(conn, params, words):
+    done = run(FakeModule(**dict({"objects": [{"name": "c1-md-0"}]}, **params)))
+    assert done.failed and done.result["reason"] == "invalid_input" and done.result["api_requests"] == 0
+    assert words in done.result["msg"] and done.result["msg"].endswith("; nothing was changed")
+    assert conn.sent == []
+
+
+@pytest.mark.parametrize("params, error", [
+    ({"objects": [{"name": "a"}], "from_object": {"name": "b"}}, "mutually exclusive: source|from_object|objects"),
+    ({"objects": [{"name": "a"}], "name": "x"}, "mutually exclusive: objects|name"),
+    ({"objects": [{"kind": "kcp"}]}, "missing required arguments: name found in objects"),
+    ({}, "one of the following is required: source, from_object, objects"),
+    ({"objects": [{"name": "a"}]}, None),
+])
+def test_objects_argument_spec(monkeypatch, params, error):
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+    from ansible_collections.capi.rollout.plugins.modules import capi_machine_template as module_file
+    made = {}
+
+    def capture(**kwargs):
+        made.update(kwargs)
+        raise Exit({}, False)
+
+    monkeypatch.setattr(module_file, "AnsibleModule", capture)
+    with pytest.raises(Exit):
+        module_file.main()
+    made.pop("supports_check_mode")
+    result = ArgumentSpecValidator(made.pop("argument_spec"), **made).validate(params)
+    messages = [str(err) for err in result.errors]
+    if error is None:
+        assert not messages
+        assert result.validated_parameters["objects"] == [{"kind": "MachineDeployment", "name": "a", "namespace": None,
+                                                           "overrides": {}, "labels": None, "annotations": None}]
+    else:
+        assert any(error in message for message in messages), messages
+
+
+def test_objects_sharing_a_template_create_it_once(conn):
+    # MachineDeployments of one cluster often share a template: the same clone; the second create meets the
+    # first (409 AlreadyExists), reads it fresh and finds the same content.
+    plan = tc.plan_clone(dmt(), OVERRIDES)
+    conn.add("GET", "/apis", body=APIS)
+    items = [md_named("c1-md-0", "c1-md-0-a1b2c"), md_named("c1-md-1", "c1-md-0-a1b2c")]
+    conn.add("GET", MDS, body={"kind": "MachineDeploymentList", "items": items})
+    conn.add("GET", DISCOVERY, body=RESOURCES)
+    conn.add("GET", DMTS, body={"kind": "DockerMachineTemplateList", "items": [dmt()]})
+    for _dry_run in range(3):
+        conn.add("POST", DMTS, status=201, body=created(plan["object"]))
+    conn.add("POST", DMTS, status=409, body={"kind": "Status", "code": 409, "reason": "AlreadyExists", "message": "exists"})
+    conn.add("GET", f"{DMTS}/{plan['name']}", body=created(plan["object"]))
+    done = run(FakeModule(objects=[{"name": "c1-md-0", "overrides": OVERRIDES}, {"name": "c1-md-1", "overrides": OVERRIDES}]))
+    assert not done.failed, done.result["msg"]
+    assert [entry["created"] for entry in done.result["results"]] == [True, False]
+    assert "already exists with the same spec" in done.result["results"][1]["message"]
+    assert {entry["infrastructure_ref"]["name"] for entry in done.result["results"]} == {plan["name"]}
+    assert sent(conn)[-1] == ("GET", f"{DMTS}/{plan['name']}")

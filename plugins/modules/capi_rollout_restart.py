@@ -332,18 +332,14 @@ def main():
             args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
             after={"type": "str"},
             force={"type": "bool", "default": False},
-            infrastructure_ref={"type": "dict", "options": {
-                "name": {"type": "str", "required": True},
-                "kind": {"type": "str"},
-                "api_group": {"type": "str"},
-                "api_version": {"type": "str"},
-            }},
+            infrastructure_ref={"type": "dict", "options": args.INFRASTRUCTURE_REF_OPTIONS},
+            switches=args.SWITCHES_ARG_SPEC,
             rollout_id={"type": "str"},
             reason={"type": "str"},
             history_limit={"type": "int", "default": 10},
         ),
-        mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
-        required_one_of=args.TARGET_REQUIRED_ONE_OF,
+        mutually_exclusive=args.RESTART_MUTUALLY_EXCLUSIVE,
+        required_one_of=args.RESTART_REQUIRED_ONE_OF,
         supports_check_mode=True,
     )
     run_change(module, restart)

@@ -48,8 +48,10 @@ class StoppedPartWay(RolloutError):
 def run_change(module, verb):
     """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
     params = module.params
-    if selects_nothing(params):
-        module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
+    empty = selects_nothing(params)
+    if empty:
+        module.fail_json(msg=f"{empty} is empty: no object selected; give name, names, cluster_name or label_selectors"
+                         + (", or at least one switch" if empty == "switches" else ""),
                          reason="invalid_selection", changed=False, objects=[], progress=[], api_requests=0)
     try:
         verb.refuse_early(params)

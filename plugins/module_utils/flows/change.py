@@ -50,9 +50,9 @@ def run_change(module, verb):
     params = module.params
     empty = selects_nothing(params)
     if empty:
-        module.fail_json(msg=f"{empty} is empty: no object selected; give name, names, cluster_name or label_selectors"
-                         + (", or at least one switch" if empty == "switches" else ""),
-                         reason="invalid_selection", changed=False, objects=[], progress=[], api_requests=0)
+        alternatives = "name, names, cluster_name or label_selectors" + (", or at least one switch" if empty == "switches" else "")
+        module.fail_json(msg=f"{empty} is empty: no object selected; give {alternatives}", reason="invalid_selection",
+                         changed=False, objects=[], progress=[], api_requests=0)
     try:
         verb.refuse_early(params)
     except RolloutError as err:

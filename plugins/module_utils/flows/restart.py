@@ -22,12 +22,18 @@ def refuse_early(params):
     on the object."""
     seen = set()
     for item in params.get("switches") or []:
-        if item["name"] in seen:
+        name = _switch_name(item)
+        if name in seen:
             kind = apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
-            raise RolloutError(f"switches names {kind} {item['name']} more than once; nothing was changed",
-                               ref=make_ref(kind, params.get("namespace"), item["name"]), reason="invalid_selection",
+            raise RolloutError(f"switches names {kind} {name} more than once; nothing was changed",
+                               ref=make_ref(kind, params.get("namespace"), name), reason="invalid_selection",
                                hint="give each object once, with the one template it is switched to")
-        seen.add(item["name"])
+        seen.add(name)
+
+
+def _switch_name(item):
+    # as core.selection reads names, so that the object it selects finds its template
+    return str(item["name"]).strip()
 
 
 def _infrastructure_refs(params):
@@ -35,7 +41,7 @@ def _infrastructure_refs(params):
     if any, is every selected object's)."""
     if params.get("switches") is None:
         return None
-    return {item["name"]: item["infrastructure_ref"] for item in params["switches"]}
+    return {_switch_name(item): item["infrastructure_ref"] for item in params["switches"]}
 
 
 def planner(run, selected, clusters, now, actor):

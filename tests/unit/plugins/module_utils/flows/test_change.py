@@ -422,7 +422,7 @@ def test_switches_with_one_topology_owned_object_write_nothing(conn):
 
 
 def test_switches_naming_an_object_twice_are_refused_before_any_request(conn):
-    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2"), switch("md-0", "md-0-v3")]))
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2"), switch(" md-0 ", "md-0-v3")]))
     assert out.failed and out.result["reason"] == "invalid_selection"
     assert "MachineDeployment md-0 more than once" in out.result["msg"]
     assert out.result["msg"].startswith("machinedeployment/default/md-0: ")

@@ -15,6 +15,9 @@ description:
     that time, following the object's rollout strategy. Times are written in UTC.
   - Optionally switches the infrastructure machine template in the same change (O(infrastructure_ref)), for
     example to roll a pool onto new hardware or a new image. The template must exist.
+  - O(switches) switches several objects in one task, each to a template of its own (for example the clones
+    M(capi.rollout.capi_machine_template) made for each MachineDeployment), with a constant number of API requests
+    besides one patch per object.
   - Refuses, with nothing written, when the rollout would not happen or would surprise - a paused
     MachineDeployment (C(spec.paused)), the C(cluster.x-k8s.io/paused) annotation, a paused Cluster, a rollout
     already scheduled for the future (unless O(force=true)), or a template switch on an object managed by a
@@ -61,6 +64,8 @@ options:
       - The template is checked to exist in O(namespace) before anything is changed.
       - Refused for objects managed by a Cluster topology; change the template in the Cluster topology or
         ClusterClass instead.
+      - The same template for every selected object; O(switches) gives each object its own.
+      - Mutually exclusive with O(switches).
     type: dict
     suboptions:
       name:
@@ -85,6 +90,46 @@ options:
         of an object together, and Cluster API copies them to MachineSets).
     type: int
     default: 10
+  switches:
+    description:
+      - Select objects by name and switch each to its own infrastructure machine template, in one task. Each entry
+        works like O(name) with O(infrastructure_ref) does for one object; everything else (O(after), O(force),
+        O(rollout_id), O(reason), O(wait), check mode, the history record) applies to every object, as with O(names).
+      - Every named object must exist in O(namespace) (of O(kind)); a missing one fails the task before anything is
+        changed. An object named twice fails the task before any request. An empty list selects nothing and fails.
+      - All objects are planned and every template is checked to exist before the first write; one refusal (a
+        missing template, a topology-managed or paused object, ...) fails the task with nothing written. Several
+        templates are checked with one list request per template kind.
+      - With O(rollout_id), a re-run changes only the objects that do not record it yet.
+      - Counts as the selection; mutually exclusive with O(name), O(names), O(cluster_name), O(label_selectors)
+        and O(infrastructure_ref).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: Name of the MachineDeployment or KubeadmControlPlane (O(kind)) in O(namespace).
+        type: str
+        required: true
+      infrastructure_ref:
+        description: The template this object is switched to, as in O(infrastructure_ref).
+        type: dict
+        required: true
+        suboptions:
+          name:
+            description: Name of the template.
+            type: str
+            required: true
+          kind:
+            description: Kind of the template; defaults to the kind of the object's current template.
+            type: str
+          api_group:
+            description: API group of the template; defaults to the group of the object's current template.
+            type: str
+          api_version:
+            description:
+              - Full C(group/version) to write into a v1beta1 reference. Only needed when the API group changes on
+                a v1beta1 object; the current version is kept otherwise. Ignored for v1beta2 objects.
+            type: str
   rollout_id:
     description:
       - Identifier of this rollout, for example a change ticket (1-128 letters, digits, C(.), C(_), C(:), C(/) or C(-),
@@ -156,6 +201,20 @@ EXAMPLES = r'''
     name: prod-eu-1-md-0
     infrastructure_ref:
       name: prod-eu-1-md-0-2026-03
+    wait: true
+
+- name: Roll two pools onto new hardware, each onto its own template, in one task (re-runs change nothing)
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    switches:
+      - name: prod-eu-1-md-0
+        infrastructure_ref:
+          name: prod-eu-1-md-0-gen2
+      - name: prod-eu-1-md-1
+        infrastructure_ref:
+          name: prod-eu-1-md-1-gen2
+    rollout_id: CHG-4712
+    reason: hardware refresh
     wait: true
 
 - name: Restart every MachineDeployment of one cluster once per change ticket (re-runs change nothing)
@@ -332,18 +391,14 @@ def main():
             args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
             after={"type": "str"},
             force={"type": "bool", "default": False},
-            infrastructure_ref={"type": "dict", "options": {
-                "name": {"type": "str", "required": True},
-                "kind": {"type": "str"},
-                "api_group": {"type": "str"},
-                "api_version": {"type": "str"},
-            }},
+            infrastructure_ref={"type": "dict", "options": args.INFRASTRUCTURE_REF_OPTIONS},
+            switches=args.SWITCHES_ARG_SPEC,
             rollout_id={"type": "str"},
             reason={"type": "str"},
             history_limit={"type": "int", "default": 10},
         ),
-        mutually_exclusive=args.TARGET_MUTUALLY_EXCLUSIVE,
-        required_one_of=args.TARGET_REQUIRED_ONE_OF,
+        mutually_exclusive=args.RESTART_MUTUALLY_EXCLUSIVE,
+        required_one_of=args.RESTART_REQUIRED_ONE_OF,
         supports_check_mode=True,
     )
     run_change(module, restart)

@@ -64,6 +64,9 @@ def modules_fleet(capi_version):
                 {"name": "wp", "paused": True, "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 # ClusterClass-managed
                 {"name": "wt", "topology_owned": True, "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                # several objects switched to templates of their own in one call (switches), in their own namespace
+                {"name": "ws", "namespace": "team-s",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1}]},
                 # multi-object calls and rollout_id, in their own namespace
                 {"name": "wm", "namespace": "team-m",
                  "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},

@@ -152,6 +152,62 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     assert info["resources"][0]["last_rollout"]["reason"] == "integration test"
 
 
+def test_switches_move_each_object_to_its_own_template_in_one_call(capi):
+    namespace = "team-s"
+    names = ("ws-md-0", "ws-md-1")
+    new = {name: capi.copy_template(name, "-gen2", namespace=namespace) for name in names}
+    before = {name: capi.machine_sets(name, namespace) for name in names}
+    # given out of order: the objects are reported (and patched) sorted by name, as with names
+    switches = [{"name": name, "infrastructure_ref": {"name": new[name]}} for name in reversed(names)]
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", namespace=namespace, switches=switches, rollout_id="HW-1",
+                   reason="hardware refresh", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    assert [(e["name"], e["action"]) for e in res["objects"]] == [(name, "restarted") for name in names]
+    for entry in res["objects"]:
+        assert entry["status"]["rollout"]["complete"] is True
+        assert entry["status"]["template"]["infrastructure_ref"]["name"] == new[entry["name"]]
+    for name in names:
+        infra_ref = capi.get("MachineDeployment", name, namespace)["spec"]["template"]["spec"]["infrastructureRef"]
+        assert infra_ref["name"] == new[name] and infra_ref["kind"] == "DockerMachineTemplate", infra_ref
+        after = capi.machine_sets(name, namespace)
+        (created,) = set(after) - set(before[name])
+        assert after[created]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == new[name]
+        assert active_sets(after) == {created}
+    requests = capi.requests(mark)
+    others = [r for r in shape(requests) if r != ("list", "machinesets")]
+    # discovery, one list of the objects, their Cluster, one list of the templates (not a GET each), a patch each,
+    # the wait's one watch
+    assert others == RESTART_REQUESTS[:3] + [("list", "dockermachinetemplates")] + \
+        [("patch", "machinedeployments")] * 2 + [("watch", "machinedeployments")], others
+    assert [e["objectRef"]["name"] for e in capi.writes(mark)] == list(names)
+
+    mark = capi.mark()
+    again = capi.run("capi_rollout_restart", namespace=namespace, switches=switches, rollout_id="HW-1")
+    assert not again.failed, again.get("msg")
+    assert again["changed"] is False
+    assert all(e["action"] == "unchanged" and e["patch"] is None for e in again["objects"]), again["objects"]
+    assert shape(capi.requests(mark)) == RESTART_REQUESTS[:3]
+    assert not capi.writes(mark)
+
+    # one template of the call is missing: refused before the first write, the other object untouched
+    third = capi.copy_template("ws-md-0", "-gen3", namespace=namespace)
+    mark = capi.mark()
+    refused = capi.run("capi_rollout_restart", namespace=namespace, rollout_id="HW-2", switches=[
+        {"name": "ws-md-0", "infrastructure_ref": {"name": third}},
+        {"name": "ws-md-1", "infrastructure_ref": {"name": "ws-md-1-does-not-exist"}}])
+    assert refused.failed and refused["reason"] == "template_not_found", refused
+    assert refused["msg"].startswith(f"machinedeployment/{namespace}/ws-md-1: infrastructure template DockerMachineTemplate "
+                                     f"{namespace}/ws-md-1-does-not-exist"), refused["msg"]
+    assert refused["changed"] is False
+    assert not capi.writes(mark) and not capi.dry_runs(mark)
+    # positive control: the call read the objects and listed the templates
+    assert shape(capi.requests(mark)) == RESTART_REQUESTS[:3] + [("list", "dockermachinetemplates")]
+    for name in names:
+        md = capi.get("MachineDeployment", name, namespace)
+        assert md["spec"]["template"]["spec"]["infrastructureRef"]["name"] == new[name]
+
+
 def test_check_mode_writes_nothing_and_shows_the_diff(capi):
     md = capi.get("MachineDeployment", "wc-md-1")
     mark = capi.mark()

@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Reads and writes of infrastructure machine templates: where a template kind lives (group, version, plural),
-get / create one, whether a target exists, and which of a list of templates exist (one LIST per kind).
+get / create one, whether the targets of switches exist (one GET, or one LIST per kind for several), and which
+of a list of templates exist (one LIST per kind).
 
 ``Reads`` answers "object ``name`` of this collection, or None" for the clone: by one GET each (one object),
 or from one LIST per collection kept for the run (many objects: the requests do not grow with their number).
@@ -182,19 +183,69 @@ def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):
 
 def template_exists(api, discovery, namespace, target, ref=None):
     """Check that infrastructure template ``target`` ({api_group, kind, name}) exists; RolloutError if not."""
+    return check_templates(api, discovery, [(namespace, target, ref)])
+
+
+def check_templates(api, discovery, required):
+    """Check that every infrastructure template of ``required`` ([(namespace, {api_group, kind, name}, ref)],
+    distinct; ``ref`` is the object that needs it) exists and is a machine template; RolloutError (for the first
+    that is not) otherwise. One template costs one GET; several cost one LIST per (group, kind, namespace), so a
+    call that switches many objects to templates of their own costs no request per template."""
+    if len(required) == 1:
+        namespace, target, ref = required[0]
+        found = {(namespace, target["api_group"], target["kind"], target["name"]):
+                 _get_target(api, discovery, namespace, target, ref)}
+    else:
+        found = _list_targets(api, discovery, required)
+    for namespace, target, ref in required:
+        _refuse_unusable(found.get((namespace, target["api_group"], target["kind"], target["name"])), namespace,
+                         target, ref)
+    return True
+
+
+def _get_target(api, discovery, namespace, target, ref):
+    """The template object ``target`` (one GET, the plural from discovery), or None when it does not exist."""
     group, kind, name = target["api_group"], target["kind"], target["name"]
     version = discovery.version_for_group(group, ref=ref)
     plural = discovery.plural(group, version, kind, ref=ref)
-    res = {"group": group, "plural": plural}
     try:
-        obj = api.get(resource_path(group, version, plural, namespace, name))
+        return api.get(resource_path(group, version, plural, namespace, name))
     except ApiError as err:
         if err.status == 404:
-            raise RolloutError(
-                f"infrastructure template {kind} {namespace}/{name} ({group}) does not exist; nothing was changed",
-                ref=ref, reason="template_not_found",
-                hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
-        raise api_error(err, ref=ref, verb="get", resource=res, namespace=namespace, host=api.host)
+            return None
+        raise api_error(err, ref=ref, verb="get", resource={"group": group, "plural": plural}, namespace=namespace,
+                        host=api.host)
+
+
+def _list_targets(api, discovery, required):
+    """{(namespace, group, kind, name): template object} of what exists of ``required``: one LIST per
+    (group, kind, namespace) (_list_templates)."""
+    wanted = {}
+    for namespace, target, ref in required:
+        entry = wanted.setdefault((target["api_group"], target["kind"], namespace), {"names": [], "ref": ref})
+        if target["name"] not in entry["names"]:
+            entry["names"].append(target["name"])
+    found = {}
+    for (group, kind, namespace), entry in wanted.items():
+        # an unserved group fails as the GET of one template does (_list_templates would find nothing)
+        discovery.version_for_group(group, ref=entry["ref"])
+        listed = _list_templates(api, discovery, group, kind, entry["names"], namespace)
+        if not listed:
+            # an unserved kind fails as the GET does, not as "does not exist" (cached when the LIST asked already)
+            discovery.plural(group, discovery.version_for_group(group), kind, ref=entry["ref"])
+        for obj in listed:
+            found[(namespace, group, kind, paths.get_path(obj, "metadata.name"))] = obj
+    return found
+
+
+def _refuse_unusable(obj, namespace, target, ref):
+    """RolloutError when template ``target`` was not found (``obj`` None) or is not a machine template."""
+    group, kind, name = target["api_group"], target["kind"], target["name"]
+    if obj is None:
+        raise RolloutError(
+            f"infrastructure template {kind} {namespace}/{name} ({group}) does not exist; nothing was changed",
+            ref=ref, reason="template_not_found",
+            hint=f"create the {kind} first (templates are immutable: copy the current one under a new name)")
     # A machine template carries the machine spec under spec.template.spec (every provider's *MachineTemplate);
     # a Machine, a DockerMachine or a MachineDeployment named by mistake does not.
     if not isinstance(paths.get_path(obj, ("spec", "template", "spec")), dict):
@@ -202,7 +253,6 @@ def template_exists(api, discovery, namespace, target, ref=None):
             f"{kind} {namespace}/{name} ({group}) is not an infrastructure machine template (it has no "
             "spec.template.spec); nothing was changed", ref=ref, reason="not_a_template",
             hint="name a *MachineTemplate (for example DockerMachineTemplate, AWSMachineTemplate) in infrastructure_ref")
-    return True
 
 
 def _plural_guesses(kind):

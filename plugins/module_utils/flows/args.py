@@ -59,6 +59,25 @@ TARGET_MUTUALLY_EXCLUSIVE = [
 # The changing modules never act on "everything in the namespace" by accident.
 TARGET_REQUIRED_ONE_OF = [["name", "names", "cluster_name", "label_selectors"]]
 
+# The reference to an infrastructure machine template a restart switches to: capi_rollout_restart's
+# infrastructure_ref and the infrastructure_ref of each of its switches.
+INFRASTRUCTURE_REF_OPTIONS = {
+    "name": {"type": "str", "required": True},
+    "kind": {"type": "str"},
+    "api_group": {"type": "str"},
+    "api_version": {"type": "str"},
+}
+# capi_rollout_restart's switches: the objects to select, each with the template it is switched to.
+SWITCHES_ARG_SPEC = {"type": "list", "elements": "dict", "options": {
+    "name": {"type": "str", "required": True},
+    "infrastructure_ref": {"type": "dict", "required": True, "options": INFRASTRUCTURE_REF_OPTIONS},
+}}
+# switches is a fourth way to select (and names each object's template): restart only, pause and undo keep
+# the shared rules above.
+RESTART_MUTUALLY_EXCLUSIVE = TARGET_MUTUALLY_EXCLUSIVE + [
+    ["switches", other] for other in ("name", "names", "cluster_name", "label_selectors", "infrastructure_ref")]
+RESTART_REQUIRED_ONE_OF = [TARGET_REQUIRED_ONE_OF[0] + ["switches"]]
+
 WAIT_ARG_SPEC = {
     "wait": {"type": "bool", "default": False},
     "wait_timeout": {"type": "int", "default": 1200},

@@ -48,9 +48,11 @@ class StoppedPartWay(RolloutError):
 def run_change(module, verb):
     """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
     params = module.params
-    if selects_nothing(params):
-        module.fail_json(msg="names is empty: no object selected; give name, names, cluster_name or label_selectors",
-                         reason="invalid_selection", changed=False, objects=[], progress=[], api_requests=0)
+    empty = selects_nothing(params)
+    if empty:
+        alternatives = "name, names, cluster_name or label_selectors" + (", or at least one switch" if empty == "switches" else "")
+        module.fail_json(msg=f"{empty} is empty: no object selected; give {alternatives}", reason="invalid_selection",
+                         changed=False, objects=[], progress=[], api_requests=0)
     try:
         verb.refuse_early(params)
     except RolloutError as err:

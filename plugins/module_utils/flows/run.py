@@ -152,5 +152,11 @@ def warn_status(module, resources):
 
 
 def selects_nothing(params):
-    """names: [] given explicitly (and nothing else) selects no object."""
-    return params.get("names") == [] and not params.get("cluster_name") and not params.get("label_selectors")
+    """The option that selects no object: ``names`` (or restart's ``switches``) given as [] and nothing else; None
+    when the params select something."""
+    if params.get("cluster_name") or params.get("label_selectors"):
+        return None
+    for option in ("names", "switches"):
+        if params.get(option) == []:
+            return option
+    return None

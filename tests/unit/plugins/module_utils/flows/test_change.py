@@ -10,8 +10,11 @@ import json
 
 import pytest
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
+from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -21,7 +24,10 @@ APIS = {"kind": "APIGroupList", "groups": [
     {"name": "cluster.x-k8s.io", "versions": [{"version": "v1beta2"}, {"version": "v1beta1"}],
      "preferredVersion": {"version": "v1beta2"}},
     {"name": "controlplane.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
+    {"name": "infrastructure.cluster.x-k8s.io", "versions": [{"version": "v1beta2"}], "preferredVersion": {"version": "v1beta2"}},
 ]}
+INFRA = "/apis/infrastructure.cluster.x-k8s.io/v1beta2"
+TEMPLATES = INFRA + "/namespaces/default/dockermachinetemplates"
 
 
 class Exit(Exception):
@@ -321,3 +327,160 @@ def test_an_invalid_value_is_not_retried(conn):
     out = run(FakeModule(name="md-0"))
     assert out.failed and out.result["reason"] == "invalid"
     assert len([s for s in conn.sent if s["method"] == "PATCH"]) == 1
+
+
+# ----- switches: one restart call, each object to its own template -----
+
+def machine_template(name):
+    return {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerMachineTemplate",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"template": {"spec": {"customImage": name}}}}
+
+
+def switch(name, template):
+    return {"name": name, "infrastructure_ref": {"name": template, "kind": None, "api_group": None, "api_version": None}}
+
+
+def infra_ref_ops(patch):
+    return [op for op in patch if op["op"] != "test" and op["path"].startswith("/spec/template/spec/infrastructureRef")]
+
+
+def test_switches_switch_each_object_to_its_own_template_with_one_template_list(conn):
+    mds = [objs.machine_deployment(name=name, infra=f"{name}-infra-v1") for name in ("md-0", "md-1")]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", TEMPLATES, body={"items": [machine_template("md-0-v2"), machine_template("md-1-v2")]})
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", body=mds[1])
+    out = run(FakeModule(switches=[switch("md-1", "md-1-v2"), switch("md-0", "md-0-v2")], rollout_id="CHG-9"))
+    assert not out.failed, out.result
+    # discovery, the MachineDeployments, their Cluster, the templates, one patch each: no request per template
+    assert [(s["method"], s["path"]) for s in conn.sent] == [
+        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", TEMPLATES),
+        ("PATCH", MDS + "/md-0"), ("PATCH", MDS + "/md-1")]
+    assert out.result["api_requests"] == 6
+    assert conn.sent[1]["query"].get("fieldSelector") is None and conn.sent[3]["query"].get("fieldSelector") is None
+    for sent, name in zip(conn.sent[4:], ("md-0", "md-1")):
+        written = objs.apply_json_patch(mds[int(name[-1])], sent["body"])
+        assert written["spec"]["template"]["spec"]["infrastructureRef"] == {
+            "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": f"{name}-v2"}
+        (entry,) = json.loads(written["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+        assert entry["rollout_id"] == "CHG-9"
+        assert entry["to"]["infrastructureRef"]["name"] == f"{name}-v2"
+    assert [(e["name"], e["action"]) for e in out.result["objects"]] == [("md-0", "restarted"), ("md-1", "restarted")]
+    assert "md-0-v2" in out.result["objects"][0]["message"] and "md-1-v2" in out.result["objects"][1]["message"]
+
+
+def test_switches_to_one_template_still_get_it(conn):
+    """One distinct template is one GET (its plural from discovery), as with infrastructure_ref."""
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1")]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", INFRA, body={"resources": [{"name": "dockermachinetemplates", "kind": "DockerMachineTemplate"}]})
+    conn.add("GET", TEMPLATES + "/shared-v2", body=machine_template("shared-v2"))
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", body=mds[1])
+    out = run(FakeModule(switches=[switch("md-0", "shared-v2"), switch("md-1", "shared-v2")]))
+    assert not out.failed, out.result
+    assert [s["path"] for s in conn.sent if s["path"].startswith(INFRA)] == [INFRA, TEMPLATES + "/shared-v2"]
+
+
+def test_switches_with_a_missing_template_write_nothing(conn):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1", "md-2")]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", TEMPLATES, body={"items": [machine_template("md-0-v2"), machine_template("md-2-v2")]})
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2"), switch("md-2", "md-2-v2")]))
+    assert out.failed and out.result["reason"] == "template_not_found"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: infrastructure template DockerMachineTemplate "
+                                        "default/md-1-v2 (infrastructure.cluster.x-k8s.io) does not exist")
+    assert not [s for s in conn.sent if s["method"] != "GET"]
+    assert [s["path"] for s in conn.sent].count(TEMPLATES) == 1
+
+
+def test_switches_to_something_that_is_no_machine_template_write_nothing(conn):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1")]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    broken = machine_template("md-1-v2")
+    broken["spec"] = {"customImage": "x"}
+    conn.add("GET", TEMPLATES, body={"items": [machine_template("md-0-v2"), broken]})
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2")]))
+    assert out.failed and out.result["reason"] == "not_a_template"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: DockerMachineTemplate default/md-1-v2")
+    assert not [s for s in conn.sent if s["method"] != "GET"]
+
+
+def test_switches_with_one_topology_owned_object_write_nothing(conn):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1")]
+    mds[1]["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] = ""
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2")]))
+    assert out.failed and out.result["reason"] == "topology_owned"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: ")
+    assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET"]
+
+
+def test_switches_naming_an_object_twice_are_refused_before_any_request(conn):
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2"), switch(" md-0 ", "md-0-v3")]))
+    assert out.failed and out.result["reason"] == "invalid_selection"
+    assert "MachineDeployment md-0 more than once" in out.result["msg"]
+    assert out.result["msg"].startswith("machinedeployment/default/md-0: ")
+    assert conn.sent == [] and out.result["api_requests"] == 0
+
+
+def test_empty_switches_select_nothing(conn):
+    out = run(FakeModule(switches=[]))
+    assert out.failed and out.result["reason"] == "invalid_selection"
+    assert out.result["msg"].startswith("switches is empty: no object selected")
+    assert conn.sent == []
+
+
+def test_a_missing_switched_object_is_not_found(conn):
+    conn.add("GET", MDS, body=md_list(objs.machine_deployment(name="md-0")))
+    out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-7", "md-7-v2")]))
+    assert out.failed and out.result["reason"] == "not_found"
+    assert "MachineDeployment md-7 not found" in out.result["msg"] and "existing in namespace default: md-0" in out.result["msg"]
+    assert [s["method"] for s in conn.sent] == ["GET", "GET"]
+
+
+@pytest.fixture
+def restart_spec(monkeypatch):
+    """The argument spec and option rules capi_rollout_restart hands to AnsibleModule."""
+    captured = {}
+
+    class Captured(Exception):
+        pass
+
+    def fake_module(**kwargs):
+        captured.update(kwargs)
+        raise Captured()
+
+    monkeypatch.setattr(capi_rollout_restart, "AnsibleModule", fake_module)
+    with pytest.raises(Captured):
+        capi_rollout_restart.main()
+    return captured
+
+
+SWITCHES = [{"name": "md-0", "infrastructure_ref": {"name": "md-0-v2"}}]
+
+
+@pytest.mark.parametrize("other", [{"name": "md-0"}, {"names": ["md-0"]}, {"cluster_name": "c1"},
+                                   {"label_selectors": ["pool=gpu"]}, {"infrastructure_ref": {"name": "t"}}])
+def test_switches_exclude_the_other_selections_and_infrastructure_ref(restart_spec, other):
+    validator = ArgumentSpecValidator(restart_spec["argument_spec"], mutually_exclusive=restart_spec["mutually_exclusive"],
+                                      required_one_of=restart_spec["required_one_of"])
+    result = validator.validate(dict(other, switches=SWITCHES))
+    assert any("mutually exclusive" in text and "switches" in text for text in result.error_messages), result.error_messages
+
+
+def test_switches_alone_are_a_selection_and_need_name_and_template(restart_spec):
+    validator = ArgumentSpecValidator(restart_spec["argument_spec"], mutually_exclusive=restart_spec["mutually_exclusive"],
+                                      required_one_of=restart_spec["required_one_of"])
+    assert validator.validate({"switches": SWITCHES}).error_messages == []
+    assert validator.validate({"switches": [{"name": "md-0"}]}).error_messages
+    assert validator.validate({"switches": [{"infrastructure_ref": {"name": "t"}}]}).error_messages
+    assert any("one of the following is required" in text for text in validator.validate({}).error_messages)
+    # pause and undo keep the shared rule, without switches
+    assert "switches" not in args.TARGET_REQUIRED_ONE_OF[0]
+    assert not [pair for pair in args.TARGET_MUTUALLY_EXCLUSIVE if "switches" in pair]

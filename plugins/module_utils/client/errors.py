@@ -10,6 +10,9 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 
+# The reasons of client.discovery's errors that say a kind's group/version is not served: no object of it can exist.
+NOT_SERVED = ("api_not_served", "kind_not_served", "api_version_unsupported")
+
 RBAC_HINT = "grant the ClusterRole in docs/rbac.yml of the capi.rollout collection to this user"
 
 

@@ -11,7 +11,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import NOT_SERVED, ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -151,10 +151,6 @@ def namespace_exists(api, namespace):
             return True
         raise api_error(err, verb="get", resource={"group": "", "plural": "namespaces"}, host=api.host)
     return True
-
-
-# Kinds whose group/version is not served: the object cannot exist.
-NOT_SERVED = ("api_not_served", "kind_not_served", "api_version_unsupported")
 
 
 def _control_plane_ref(cluster):

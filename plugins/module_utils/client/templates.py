@@ -17,9 +17,8 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import NOT_SERVED, ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
-from ansible_collections.capi.rollout.plugins.module_utils.client.targets import NOT_SERVED
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref

@@ -109,6 +109,25 @@ def test_bad_settings_are_refused_before_anything_is_read_or_written(hw, tmp_pat
         assert not [r for r in m.requests(marks[name]) if "/machinedeployments" in r["requestURI"]], name
 
 
+def test_fewer_forks_than_management_clusters_in_a_batch_are_refused_before_anything_is_read(hw, tmp_path):
+    """With 2 forks for a batch of 3 the waits and soaks would run in rounds: refused, nothing read; batch_size 2 (the
+    positive control) plans all three, two at a time."""
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    extra = dict(FAST, refresh_id="it-forks", template_overrides=overrides("forks"))
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "refused", check=True, env={"ANSIBLE_FORKS": "2"})
+    assert run.rc != 0, run.explain()
+    assert "forks is 2 but this batch has 3 management clusters" in run.stdout, run.explain()
+    assert "Run with --forks 3" in run.stdout and "set batch_size to 2 or less" in run.stdout, run.explain()
+    for name, m in clusters.items():
+        assert m.requests(marks[name]) == [], f"{name}: read despite too few forks"
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, batch_size=2), tmp_path / "batched", check=True,
+                       env={"ANSIBLE_FORKS": "2"})
+    assert run.rc == 0, run.explain()
+    for name, m in clusters.items():
+        assert [r for r in m.requests(marks[name]) if "/machinedeployments" in r["requestURI"]], f"{name}: not planned"
+
+
 @pytest.mark.parametrize("check", [True, False], ids=["check", "apply"])
 def test_a_typo_in_the_overrides_fails_the_dry_run_as_it_fails_the_real_run(hw, tmp_path, check):
     """The API server would prune the unknown field: the clone's dry run shows it, the object is blocked and,

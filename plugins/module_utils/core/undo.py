@@ -239,8 +239,10 @@ def _skew(target_identity, revision, control_plane, control_plane_version, force
 # the plan
 
 
-def _refuse_kind(md, ref):
-    kind = apiversion.normalize_kind(md.get("kind"))
+def refuse_kind(given_kind, ref):
+    """The kind of an object to undo (a MachineDeployment); RolloutError for any other (with the reason why a
+    KubeadmControlPlane has no undo). Needs no request: the undo module calls it before reading anything."""
+    kind = apiversion.normalize_kind(given_kind)
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         raise RolloutError(
             "undo of a KubeadmControlPlane is refused: control-plane and etcd downgrades are unsupported by kubeadm and "
@@ -249,7 +251,7 @@ def _refuse_kind(md, ref):
                  "capi_rollout_restart); going back to an older minor needs an etcd backup restore",
             reason="control_plane_undo")
     if kind != apiversion.MACHINE_DEPLOYMENT:
-        raise RolloutError(f"invalid resource type {md.get('kind')!r}, valid values are ['MachineDeployment']", ref=ref,
+        raise RolloutError(f"invalid resource type {given_kind!r}, valid values are ['MachineDeployment']", ref=ref,
                            hint="only MachineDeployments have revisions", reason="invalid_kind")
     return kind
 
@@ -277,7 +279,7 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
     """
     meta = md.get("metadata") or {}
     ref = make_ref(md.get("kind") or "object", meta.get("namespace"), meta.get("name"))
-    kind = _refuse_kind(md, ref)
+    kind = refuse_kind(md.get("kind"), ref)
     version = apiversion.version_of(md, api_version)
     now = timeutil.truncate_seconds(now)
     history_limit = hist.validate_history_limit(history_limit, ref=ref)

@@ -17,36 +17,23 @@ requests whatever the number of MachineDeployments:
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import datetime
-
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 
 def refuse_early(params):
     """Fail before any request for kinds that have no undo (KubeadmControlPlane, anything but a
     MachineDeployment), with core.undo's message."""
     kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
-    canonical = apiversion.normalize_kind(kind)
-    if canonical == apiversion.MACHINE_DEPLOYMENT:
-        return
     names = params.get("names") or []
     single = params.get("name") or (names[0] if len(names) == 1 else None)
-    stub = {"kind": canonical or kind, "metadata": {"namespace": params.get("namespace") or None, "name": single}}
-    try:
-        # only the kind is checked: the time is not used
-        undos.plan_undo(stub, [], datetime.datetime.now(datetime.timezone.utc))
-    except RolloutError as err:
-        if not single:
-            err.ref = None
-        raise
-    raise RolloutError(f"invalid resource type {kind!r}, valid values are ['MachineDeployment']",
-                       reason="invalid_kind")  # pragma: no cover - plan_undo always refuses other kinds
+    ref = make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single) if single else None
+    undos.refuse_kind(kind, ref)
 
 
 def planner(run, selected, clusters, now, actor):

@@ -256,6 +256,42 @@ def refuse_kind(given_kind, ref):
     return kind
 
 
+def _guards(md, kind, ref, cluster, force):
+    """Refuse a paused MachineDeployment or Cluster, and a topology-owned one unless ``force``; the warnings."""
+    guards.refuse_paused(md, kind, ref, cluster, verb="rollback")
+    if not guards.is_topology_owned(md):
+        return []
+    if not force:
+        guards.refuse_topology_owned(
+            md, kind, ref, what="a rollback of spec.template (#8392)",
+            hint="change the version / templates in the Cluster topology (spec.topology.workers.machineDeployments "
+                 "or the ClusterClass) instead; force=true patches the MachineDeployment anyway")
+    return ["force=true on a topology-owned MachineDeployment: the topology controller reverts spec.template "
+            "on its next reconcile unless the Cluster topology is changed too"]
+
+
+def _target_fields(md, machine_sets, entries, target, revision_before):
+    """The plan's fields that say where the undo goes from and to."""
+    current = hist.current_revision(md, hist.collect(md, machine_sets, entries))
+    ms_name = paths.get_path(target["machine_set"], "metadata.name") if target["machine_set"] is not None else None
+    return {"from_revision": revision_before if current is None else current, "to_revision": target["revision"],
+            "target_revision": target["revision"], "target_machine_set": ms_name, "target_source": target["source"],
+            "target_template": tmpl.identity(target["identity"])}
+
+
+def _newer_rollout_after(md, kind, version, target, now):
+    """A past rollout.after newer than the target MachineSet makes CAPI create a new MachineSet instead of reusing it
+    (FindNewMachineSet takes only a MachineSet created at rollout.after or later, once that time has passed:
+    internal/controllers/machinedeployment/mdutil/util.go@v1.10.10); say so."""
+    after = timeutil.parse_optional(paths.get_path(md, apiversion.spec_path(kind, version, "rollout_after")))
+    created = timeutil.parse_optional(paths.get_path(target["machine_set"], "metadata.creationTimestamp"))
+    if after is None or after > now or created is None or created >= after:
+        return []
+    ms_name = paths.get_path(target["machine_set"], "metadata.name")
+    return [f"{apiversion.spec_path(kind, version, 'rollout_after')} ({timeutil.format_time(after)}) is newer than "
+            f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it"]
+
+
 def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=None, control_plane_version=None,
               force=False, rollout_id=None, reason=None, actor=None, record=True, control_plane=None,
               history_limit=None, existing_templates=None):
@@ -294,25 +330,11 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
                               message=f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})",
                               **extra)
     to_revision = _validate_revision(to_revision, ref)
-    guards.refuse_paused(md, kind, ref, cluster, verb="rollback")
-    if guards.is_topology_owned(md):
-        if not force:
-            guards.refuse_topology_owned(
-                md, kind, ref, what="a rollback of spec.template (#8392)",
-                hint="change the version / templates in the Cluster topology (spec.topology.workers.machineDeployments "
-                     "or the ClusterClass) instead; force=true patches the MachineDeployment anyway")
-        warnings.append("force=true on a topology-owned MachineDeployment: the topology controller reverts spec.template "
-                        "on its next reconcile unless the Cluster topology is changed too")
-
-    rows = hist.collect(md, machine_sets, entries)
-    extra["from_revision"] = hist.current_revision(md, rows)
-    if extra["from_revision"] is None:
-        extra["from_revision"] = extra["revision_before"]
+    warnings.extend(_guards(md, kind, ref, cluster, force))
     target = find_target(md, machine_sets, to_revision, ref, entries)
-    ms_name = paths.get_path(target["machine_set"], "metadata.name") if target["machine_set"] is not None else None
+    extra.update(_target_fields(md, machine_sets, entries, target, extra["revision_before"]))
+    ms_name = extra["target_machine_set"]
     origin = f"MachineSet {ms_name}" if ms_name else "the history record"
-    extra.update(to_revision=target["revision"], target_revision=target["revision"], target_machine_set=ms_name,
-                 target_source=target["source"], target_template=tmpl.identity(target["identity"]))
 
     changes = identity_changes(md, version, target["identity"], ref, _api_version_hints(md, machine_sets, entries))
     if not changes.changed:
@@ -325,12 +347,7 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
         unchecked = refuse_missing_templates(extra["required_templates"], existing_templates, target["revision"], ref)
         warnings.extend(f"{item['kind']} {item['name']} was not checked for existence" for item in unchecked)
     warnings.extend(_skew(target["identity"], target["revision"], control_plane, control_plane_version, force, ref))
-
-    after = timeutil.parse_optional(paths.get_path(md, apiversion.spec_path(kind, version, "rollout_after")))
-    created = timeutil.parse_optional(paths.get_path(target["machine_set"], "metadata.creationTimestamp"))
-    if after is not None and after <= now and created is not None and created < after:
-        warnings.append(f"{apiversion.spec_path(kind, version, 'rollout_after')} ({timeutil.format_time(after)}) is newer than "
-                        f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it")
+    warnings.extend(_newer_rollout_after(md, kind, version, target, now))
     if record:
         entry = records.record_rollout(
             changes, md, written, now, ROLLED_BACK, hist.next_revision(md, machine_sets, entries), entries, history_limit,

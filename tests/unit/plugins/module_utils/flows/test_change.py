@@ -16,6 +16,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows import args, ch
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 MDS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
@@ -30,36 +31,12 @@ INFRA = "/apis/infrastructure.cluster.x-k8s.io/v1beta2"
 TEMPLATES = INFRA + "/namespaces/default/dockermachinetemplates"
 
 
-class Exit(Exception):
-    def __init__(self, result, failed):
-        super(Exit, self).__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
-
-
-class FakeModule(object):
+class FakeModule(ModuleStandIn):
     _name = "capi_rollout_restart"
-
-    def __init__(self, check_mode=False, diff=False, **params):
-        spec = args.argument_spec(args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC)
-        self.params = {key: value.get("default") for key, value in spec.items()}
-        self.params.update({"after": None, "force": False, "infrastructure_ref": None, "rollout_id": None,
-                            "reason": None, "paused": None, "machine_sets": False, "machines": False,
-                            "host": "https://fake:6443", "api_key": "t"})
-        self.params.update(params)
-        self.check_mode = check_mode
-        self._diff = diff
-        self.no_log_values = set()
-        self.warnings = []
-
-    def warn(self, text):
-        self.warnings.append(text)
-
-    def exit_json(self, **result):
-        raise Exit(result, False)
-
-    def fail_json(self, **result):
-        raise Exit(result, True)
+    DEFAULTS = dict({key: value.get("default")
+                     for key, value in args.argument_spec(args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC).items()},
+                    after=None, force=False, infrastructure_ref=None, rollout_id=None, reason=None, paused=None,
+                    machine_sets=False, machines=False)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows import run as f
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as tc
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
 
 INFRA = "infrastructure.cluster.x-k8s.io"
 APIS = {"kind": "APIGroupList", "groups": [
@@ -38,35 +39,11 @@ KCP = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcon
 NOT_FOUND = {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404, "message": "not found"}
 
 
-class Exit(Exception):
-    def __init__(self, result, failed):
-        super(Exit, self).__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
-
-
-class FakeModule(object):
+class FakeModule(ModuleStandIn):
     _name = "capi_machine_template"
-
-    def __init__(self, check_mode=False, diff=False, **params):
-        self.params = {key: value.get("default") for key, value in args.AUTH_ARG_SPEC.items()}
-        self.params.update({"namespace": "default", "source": None, "from_object": None, "overrides": {}, "name": None,
-                            "labels": None, "annotations": None, "force": False,
-                            "host": "https://fake:6443", "api_key": "t"})
-        self.params.update(params)
-        self.check_mode = check_mode
-        self._diff = diff
-        self.no_log_values = set()
-        self.warnings = []
-
-    def warn(self, text):
-        self.warnings.append(text)
-
-    def exit_json(self, **result):
-        raise Exit(result, False)
-
-    def fail_json(self, **result):
-        raise Exit(result, True)
+    DEFAULTS = dict({key: value.get("default") for key, value in args.AUTH_ARG_SPEC.items()},
+                    namespace="default", source=None, from_object=None, overrides={}, name=None, labels=None,
+                    annotations=None, force=False)
 
 
 @pytest.fixture

@@ -188,7 +188,7 @@ def template_exists(api, discovery, namespace, target, ref=None):
 def check_templates(api, discovery, required):
     """Check that every infrastructure template of ``required`` ([(namespace, {api_group, kind, name}, ref)],
     distinct; ``ref`` is the object that needs it) exists and is a machine template; RolloutError (for the first
-    that is not) otherwise. One template costs one GET; several cost one LIST per (group, kind, namespace), so a
+    that is not) otherwise. One template costs one GET; several cost one LIST per kind, so a
     call that switches many objects to templates of their own costs no request per template."""
     if len(required) == 1:
         namespace, target, ref = required[0]
@@ -217,23 +217,21 @@ def _get_target(api, discovery, namespace, target, ref):
 
 
 def _list_targets(api, discovery, required):
-    """{(namespace, group, kind, name): template object} of what exists of ``required``: one LIST per
-    (group, kind, namespace) (_list_templates)."""
-    wanted = {}
-    for namespace, target, ref in required:
-        entry = wanted.setdefault((target["api_group"], target["kind"], namespace), {"names": [], "ref": ref})
-        if target["name"] not in entry["names"]:
-            entry["names"].append(target["name"])
+    """{(namespace, group, kind, name): template object} of what exists of ``required``: one LIST per kind
+    (existing_templates)."""
+    first_ref = {}
+    for _namespace, target, ref in required:
+        first_ref.setdefault((target["api_group"], target["kind"]), ref)
+        # an unserved group fails as the GET of one template does (a LIST would find nothing)
+        discovery.version_for_group(target["api_group"], ref=ref)
+    listed = existing_templates(api, discovery, [dict(target, namespace=namespace) for namespace, target, _ref in required])
     found = {}
-    for (group, kind, namespace), entry in wanted.items():
-        # an unserved group fails as the GET of one template does (_list_templates would find nothing)
-        discovery.version_for_group(group, ref=entry["ref"])
-        listed = _list_templates(api, discovery, group, kind, entry["names"], namespace)
-        if not listed:
+    for (group, kind), objs in listed.items():
+        if not objs:
             # an unserved kind fails as the GET does, not as "does not exist" (cached when the LIST asked already)
-            discovery.plural(group, discovery.version_for_group(group), kind, ref=entry["ref"])
-        for obj in listed:
-            found[(namespace, group, kind, paths.get_path(obj, "metadata.name"))] = obj
+            discovery.plural(group, discovery.version_for_group(group), kind, ref=first_ref[(group, kind)])
+        for obj in objs:
+            found[(paths.get_path(obj, "metadata.namespace"), group, kind, paths.get_path(obj, "metadata.name"))] = obj
     return found
 
 

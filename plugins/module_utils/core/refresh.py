@@ -392,3 +392,41 @@ def plan_waves(objects, max_in_flight=1, canary=False):
             out.append({"index": wave["index"], "name": wave["name"], "kind": kind,
                         "objects": [obj["ref"] for obj in wave["objects"]]})
     return out
+
+
+def stop_after_plan(plan, cluster_blockers, window, refresh_id, on_blocked="skip", check_mode=False,
+                    wait_for_window=False):
+    """Whether the refresh of a management cluster stops once it is planned, and what it reports then.
+
+    ``plan``: the output of the rollout_refresh_plan filter ({objects, waves, blocked}); ``cluster_blockers``: what
+    stops the whole management cluster (an old CAPI, templates that could not be planned); ``window``: the
+    rollout_window filter's output. In check mode only the blockers count: the window is shown, not enforced, since a
+    dry run is usually made before the window opens. Returns {stop, status, notes}: ``status`` is the cluster's
+    {result, failure_reason, next_step} when it stops for a reason (None otherwise; also when a real run has nothing
+    to switch), ``notes`` what to add to its notes.
+    """
+    def stopped(result, failure_reason, next_step, notes=()):
+        return {"stop": True, "status": {"result": result, "failure_reason": failure_reason, "next_step": next_step},
+                "notes": list(notes)}
+
+    if cluster_blockers:
+        return stopped("failed", f"preflight: {'; '.join(cluster_blockers)}; nothing was changed",
+                       "Fix what is named above (an older Cluster API: upgrade it), or leave this management cluster "
+                       "out of the refresh.", cluster_blockers)
+    blocked = plan.get("blocked") or []
+    if on_blocked == "fail" and blocked:
+        which = " | ".join(f"{obj['ref']}: {'; '.join(obj['blockers'])}" for obj in blocked)
+        return stopped("failed", f"preflight: {len(blocked)} object(s) blocked: {which}; nothing was changed",
+                       "Fix the blockers (or narrow the selection), or set on_blocked=skip (hardware_refresh_on_blocked) to "
+                       f"refresh the other objects; then re-run with refresh_id {refresh_id}.")
+    if check_mode:
+        return {"stop": False, "status": None, "notes": []}
+    if not plan.get("waves"):
+        return {"stop": True, "status": None, "notes": []}
+    if window.get("state") == "closed":
+        return stopped("stopped_window", f"the maintenance window closed at {window.get('not_after')}; no wave was started",
+                       f"Re-run with refresh_id {refresh_id} in the next maintenance window.")
+    if window.get("state") == "not_open_yet" and not wait_for_window:
+        return stopped("skipped", f"the maintenance window opens at {window.get('not_before')}; no wave was started",
+                       "Run it again once the window is open, or set hardware_refresh_wait_for_window.")
+    return {"stop": False, "status": None, "notes": []}

@@ -10,6 +10,8 @@ __metaclass__ = type
 import difflib
 import re
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 _WHOLE_NUMBER = re.compile(r"^\s*-?[0-9]+\s*$")
 
 # name -> (lowest value, why); names of the hardware_refresh role
@@ -40,6 +42,8 @@ LOCK_MINIMUMS = {
 }
 # A rollout id is recorded in every object's history and compared on re-runs: no blanks, no free text.
 _ROLLOUT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
+# hardware_refresh_id is the rollout id of every switched object and names the report directory and the undo id.
+_REFRESH_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
 
 
 def minimum_errors(values, minimums):
@@ -70,10 +74,29 @@ def module_errors(params, minimums=None):
     return out
 
 
+def refresh_errors(values):
+    """The hardware_refresh role's rules between its options: a usable refresh id, and new templates that differ
+    from the current ones (some override, or restart mode). Options not in ``values`` are not checked."""
+    out = []
+    if "hardware_refresh_id" in values:
+        refresh_id = values["hardware_refresh_id"]
+        if not isinstance(refresh_id, str) or not _REFRESH_ID.match(refresh_id):
+            out.append("hardware_refresh_id must be 1-63 letters, digits, '.', '_', ':' or '-' (it is recorded as the "
+                       f"rollout id of every switched object), got {'nothing' if refresh_id is None else refresh_id}")
+    if "hardware_refresh_restart" in values and not (
+            boolean(values["hardware_refresh_restart"] or False, strict=False) or values.get("hardware_refresh_template_overrides")
+            or values.get("hardware_refresh_object_templates")):
+        out.append("hardware_refresh_template_overrides is empty, so every new template would be a copy of the current one. "
+                   "Give the new hardware or image (for example the instance type), or set hardware_refresh_restart "
+                   "(playbooks/restart.yml) to replace the Machines on their current templates.")
+    return out
+
+
 def errors(values, known, present, minimums=None):
     """Every problem with ``values`` ({name: value}), in words: a value below its minimum, a name in ``present``
-    (variables defined with the role's prefix) that is not in ``known`` (the role's options)."""
-    out = minimum_errors(values, MINIMUMS if minimums is None else minimums)
+    (variables defined with the role's prefix) that is not in ``known`` (the role's options), and the rules between
+    the hardware_refresh role's options (``refresh_errors``)."""
+    out = minimum_errors(values, MINIMUMS if minimums is None else minimums) + refresh_errors(values)
     known = set(known)
     for name in sorted(set(present) - known):
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)

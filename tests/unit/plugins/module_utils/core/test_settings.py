@@ -51,3 +51,33 @@ def test_module_options_in_range_and_the_lock_s_own_minimums():
                                    "rollout_id": "CHG-1234/hw-2026-12_a:b.c", "objects": [{"name": "md-0"}]}) == []
     assert settings.module_errors({"wait_timeout": 0, "poll_interval": 5}, settings.LOCK_MINIMUMS) == []
     assert settings.module_errors({"wait_timeout": -1}, settings.LOCK_MINIMUMS)[0].startswith("wait_timeout must be")
+
+
+@pytest.mark.parametrize("refresh_id", ["", " hw-1", "hw 1", "x" * 64, "-hw", None, 7])
+def test_refresh_id_must_be_a_short_token(refresh_id):
+    (problem,) = settings.errors({"hardware_refresh_id": refresh_id}, KNOWN, [])
+    assert problem.startswith("hardware_refresh_id must be 1-63 letters, digits, '.', '_', ':' or '-'")
+    assert problem.endswith(f"got {'nothing' if refresh_id is None else refresh_id}")
+
+
+@pytest.mark.parametrize("refresh_id", ["hw-2026-11", "a", "x" * 63, "run:1_b.c"])
+def test_usable_refresh_ids_pass(refresh_id):
+    assert settings.errors({"hardware_refresh_id": refresh_id}, KNOWN, []) == []
+
+
+@pytest.mark.parametrize("restart,overrides,objects,problem", [
+    (False, {}, {}, True),
+    ("false", {}, {}, True),  # an AWX survey answer
+    (None, {}, {}, True),
+    (True, {}, {}, False),
+    ("yes", {}, {}, False),
+    (False, {"instanceType": "m7i.large"}, {}, False),
+    (False, {}, {"MachineDeployment/ns/md-0": {"overrides": {"instanceType": "m7i.large"}}}, False),
+])
+def test_new_templates_must_differ_unless_restarting(restart, overrides, objects, problem):
+    values = {"hardware_refresh_restart": restart, "hardware_refresh_template_overrides": overrides,
+              "hardware_refresh_object_templates": objects}
+    found = settings.errors(values, KNOWN, [])
+    assert bool(found) is problem
+    if problem:
+        assert found[0].startswith("hardware_refresh_template_overrides is empty, so every new template would be a copy")

@@ -100,9 +100,7 @@ def rollout_refresh_targets(machine_deployments, control_planes=None, clusters=N
         return selected
     if not isinstance(templates, dict):
         raise AnsibleFilterError("rollout_refresh_targets: templates must be a dictionary")
-    return [dict(entry, clone=refresh.clone_settings(entry, templates.get("overrides"), templates.get("labels"),
-                                                     templates.get("annotations"), templates.get("objects")))
-            for entry in selected]
+    return refresh.with_clone_settings(selected, templates)
 
 
 class FilterModule(object):

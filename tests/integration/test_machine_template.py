@@ -359,3 +359,62 @@ def test_objects_one_typo_and_a_topology_owned_object_fail_with_nothing_written(
     for entry in (res["results"][0], res["results"][3]):
         assert entry["created"] is False and "another object failed a check" in entry["message"]
         assert not env.exists("DockerMachineTemplate", entry["infrastructure_ref"]["name"])
+
+
+REFRESH_TEMPLATES = {"overrides": {"customImage": "kindest/node:v1.35.0"},
+                     "objects": {"ta-md-1": {"labels": {"hardware": "gen-2028"}}}}
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing(env, check):
+    mark = env.mark()
+    res = env.run("capi_refresh_plan", check=check, namespaces=[NS], control_plane=True, templates=REFRESH_TEMPLATES)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is False
+    md_refs = [f"machinedeployment/{NS}/{name}" for name in ("ta-md-0", "ta-md-1", "tt-md-0")]
+    cp_ref = f"kubeadmcontrolplane/{NS}/ta-control-plane"
+    assert [entry["ref"] for entry in res["machine_deployments"]] == md_refs
+    assert [entry["ref"] for entry in res["control_planes"]] == [cp_ref]
+    assert [entry["ref"] for entry in res["targets"]] == [cp_ref] + md_refs  # control planes first
+    # the objects as capi_rollout_info describes them
+    info = env.run("capi_rollout_info", namespace=NS)
+    assert [{k: v for k, v in entry.items() if k != "rollout"} for entry in res["machine_deployments"]] == \
+        [{k: v for k, v in entry.items() if k != "rollout"} for entry in info["resources"]]
+    # a clone is planned for every target but the topology-owned one, with the settings merged for it
+    by_ref = {entry["ref"]: entry for entry in res["clones"]}
+    assert sorted(by_ref) == sorted([cp_ref] + md_refs[:2])
+    for ref, entry in by_ref.items():
+        assert entry["failed"] is False and entry["created"] is True, entry
+        assert entry["template"]["spec"]["template"]["spec"]["customImage"] == "kindest/node:v1.35.0"
+        assert (entry["template"]["metadata"].get("labels", {}).get("hardware") == "gen-2028") == ref.endswith("ta-md-1")
+        assert not env.exists("DockerMachineTemplate", entry["infrastructure_ref"]["name"])
+    # nothing written, in check mode or not; the API server checked each clone (positive control: the dry runs)
+    assert not env.writes(mark)
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
+        [("create", "dockermachinetemplates")] * 3
+    # reads by list only, each once (the lists of the objects also answer the clones' reads): discovery, per kind
+    # its list (+ the MachineSets and Clusters that decide completion), the infrastructure group, the templates;
+    # then per new template its dry run - whatever the number of objects
+    dry = ("create", "dockermachinetemplates?dryRun")
+    expected = [("get", "/apis"), ("list", "machinedeployments"), ("list", "machinesets"), ("list", "clusters"),
+                ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
+                ("get", f"/apis/infrastructure.cluster.x-k8s.io/{env.version}"), ("list", "dockermachinetemplates"),
+                dry, dry, dry]
+    assert shape(env.requests(mark))[:res["api_requests"]] == expected
+    assert res["api_requests"] == len(expected)
+
+
+def test_refresh_plan_restart_label_selectors_and_a_missing_namespace(env):
+    mark = env.mark()
+    res = env.run("capi_refresh_plan", namespaces=[NS, "no-such-namespace"], label_selectors=[f"{CLUSTER_NAME}=ta"],
+                  control_plane=True, restart=True)
+    assert not res.failed, res.get("msg")
+    # the selectors narrow the MachineDeployments only: the control planes are all read (version skew), and only
+    # those of the selected workload clusters are targets
+    assert [entry["name"] for entry in res["machine_deployments"]] == ["ta-md-0", "ta-md-1"]
+    assert [entry["name"] for entry in res["control_planes"]] == ["ta-control-plane"]
+    assert [entry["name"] for entry in res["targets"]] == ["ta-control-plane", "ta-md-0", "ta-md-1"]
+    assert res["clones"] == []  # restart: no template is planned, none is dry-run created
+    assert any("namespace no-such-namespace does not exist" in warning for warning in res.get("warnings", [])), res.get("warnings")
+    assert not env.audit.read(mark).dry_runs(user="rollout-operator")
+    assert not env.writes(mark)

@@ -84,6 +84,12 @@ class Reads(object):
         # A copy: callers fill in kind/apiVersion and may change what they were given.
         return copy.deepcopy(obj) if obj is not None else None
 
+    def remember(self, group, version, plural, namespace, items):
+        """Answer the questions about a collection from ``items``, a complete LIST of it the caller already read."""
+        if self.by_list:
+            self._lists[resource_path(group, version, plural, namespace)] = {
+                paths.get_path(item, "metadata.name"): item for item in items}
+
     @property
     def verb(self):
         """The verb a failed read needs (for the permission hint)."""

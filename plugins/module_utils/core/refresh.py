@@ -130,6 +130,15 @@ def clone_settings(entry, overrides=None, labels=None, annotations=None, object_
     return out
 
 
+def with_clone_settings(entries, templates):
+    """``entries`` each with ``clone``: its template settings (clone_settings) from the role's ``templates``
+    ({overrides, labels, annotations, objects})."""
+    templates = templates or {}
+    return [dict(entry, clone=clone_settings(entry, templates.get("overrides"), templates.get("labels"),
+                                             templates.get("annotations"), templates.get("objects")))
+            for entry in entries]
+
+
 def wave_size(max_in_flight, total):
     """Objects per wave for ``max_in_flight`` (int, digit string or "N%" of ``total``); ValueError if invalid."""
     text = str(max_in_flight).strip() if max_in_flight is not None else "1"

@@ -96,7 +96,7 @@ def prepare(run, reads, clone):
                                                    dry_run=True)
         if existing is None:
             clones.refuse_ineffective(plan, clone.source_obj, made)
-            if run.module.check_mode:
+            if run.api.dry_run:
                 clone.created, clone.template = True, made
                 clone.message = f"{plan['ref']} would be created from {source_ref}"
             else:
@@ -204,15 +204,45 @@ def object_ref(entry, namespace):
     return make_ref(apiversion.normalize_kind(kind) or kind, entry.get("namespace") or namespace, entry.get("name"))
 
 
-def _object_request(params, entry):
-    return {"namespace": entry.get("namespace") or params["namespace"], "source": None,
+def object_request(entry, namespace=None, force=None):
+    """The clone request of one ``objects`` entry: the template of the named object (``namespace`` when the entry
+    names none)."""
+    return {"namespace": entry.get("namespace") or namespace, "source": None,
             "from_object": {"kind": entry.get("kind") or apiversion.MACHINE_DEPLOYMENT, "name": entry.get("name")},
             "name": None, "overrides": entry.get("overrides") or {}, "labels": entry.get("labels"),
-            "annotations": entry.get("annotations"), "force": params.get("force")}
+            "annotations": entry.get("annotations"), "force": force}
 
 
 def _failure_entry(ref, err):
     return {"ref": ref, "failed": True, "msg": err.message, "reason": err.reason, "hint": err.hint}
+
+
+def check_objects(run, requests, reads=None):
+    """The first phase for every request (see object_request): read, plan and dry-run create, nothing written.
+    ``reads``: a client.templates.Reads by list, maybe holding lists already read. Returns (clones, failed):
+    ``failed`` maps the index of each request that failed a check to its RolloutError."""
+    reads = reads or templates.Reads(run.api, by_list=True)
+    todo = [Clone(request) for request in requests]
+    failed = {}
+    for index, clone in enumerate(todo):
+        try:
+            prepare(run, reads, clone)
+        except FAILURES as err:
+            failed[index] = run.error(err)
+    return todo, failed
+
+
+def object_results(module, refs, todo, failed):
+    """One ``results`` entry per object (its ``ref`` first); each clone's warnings also as Ansible warnings."""
+    results = []
+    for index, (ref, clone) in enumerate(zip(refs, todo)):
+        if index in failed:
+            results.append(_failure_entry(ref, failed[index]))
+            continue
+        results.append(dict(result_entry(clone), ref=ref, failed=False, warnings=list(clone.warnings)))
+        for warning in clone.warnings:
+            module.warn(f"{ref}: {warning}")
+    return results
 
 
 def _run_objects(module):
@@ -223,15 +253,9 @@ def _run_objects(module):
         module.fail_json(msg=refused, reason="invalid_input", changed=False, results=[], api_requests=0)
     run = Run(module)
     run.connect()
-    reads = templates.Reads(run.api, by_list=True)
     refs = [object_ref(entry, params["namespace"]) for entry in params["objects"]]
-    todo = [Clone(_object_request(params, entry)) for entry in params["objects"]]
-    failed = {}
-    for index, clone in enumerate(todo):
-        try:
-            prepare(run, reads, clone)
-        except FAILURES as err:
-            failed[index] = run.error(err)
+    todo, failed = check_objects(run, [object_request(entry, params["namespace"], params.get("force"))
+                                        for entry in params["objects"]])
     checked = not failed
     if checked:
         for index, clone in enumerate(todo):
@@ -240,15 +264,7 @@ def _run_objects(module):
                     create(run, clone)
                 except FAILURES as err:
                     failed[index] = run.error(err)
-    results = []
-    for index, (ref, clone) in enumerate(zip(refs, todo)):
-        if index in failed:
-            results.append(_failure_entry(ref, failed[index]))
-            continue
-        entry = dict(result_entry(clone), ref=ref, failed=False, warnings=list(clone.warnings))
-        results.append(entry)
-        for warning in clone.warnings:
-            module.warn(f"{ref}: {warning}")
+    results = object_results(module, refs, todo, failed)
     created = [clone for index, clone in enumerate(todo) if index not in failed and clone.created]
     out = {"changed": bool(created) and checked, "results": results, "api_requests": run.api.count}
     if module._diff and checked:

@@ -43,7 +43,9 @@ class Run(object):
         # The MachineSets the last wait decided with, so its result entries agree with it.
         self.waited_machine_sets = None
 
-    def connect(self):
+    def connect(self, dry_run=None):
+        """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
+        ``dry_run=True`` (a module that only checks what a write would do)."""
         module = self.module
         problems = settings.module_errors(module.params, self.minimums)
         if problems:
@@ -56,7 +58,8 @@ class Run(object):
         if isinstance(kubeconfig, dict):
             module.no_log_values.update(secret_values(kubeconfig))
         try:
-            self.api = Api(Connection(auth_params(module.params), module_name=module._name), dry_run=module.check_mode)
+            self.api = Api(Connection(auth_params(module.params), module_name=module._name),
+                           dry_run=module.check_mode if dry_run is None else dry_run)
         except ConnectionConfigError as err:
             module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
         self.discovery = Discovery(self.api)
@@ -86,6 +89,11 @@ class Run(object):
     # ----- reads -----
     def select(self, require_match):
         return targets.select(self.api, self.discovery, self.module.params, require_match=require_match)
+
+    def select_kind(self, kind, namespace, label_selectors=None):
+        """Every ``kind`` object of ``namespace`` matching ``label_selectors``, whatever the module's own options."""
+        return targets.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
+                                                         "label_selectors": label_selectors or None})
 
     def clusters(self, selected):
         return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)

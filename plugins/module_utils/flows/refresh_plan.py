@@ -1,0 +1,76 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""capi_refresh_plan: everything the plan of a hardware refresh of one management cluster reads, in one call.
+
+Per namespace, the MachineDeployments (narrowed by the label selectors) and the KubeadmControlPlanes are read and
+described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets); the objects the
+refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
+planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
+read, planned, its create sent as a server-side dry run. Nothing is ever written, in check mode or not.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
+from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, warn_status
+
+
+def _read(run, reads, kind, namespace, label_selectors):
+    """The info entries of every ``kind`` object of ``namespace`` matching ``label_selectors``; a complete list
+    (no selectors) also answers the clones' reads of those objects (``reads``)."""
+    selected = run.select_kind(kind, namespace, label_selectors)
+    objects = selected.objects
+    if not label_selectors:
+        resource = apiversion.resource(kind, selected.version)
+        reads.remember(resource["group"], selected.version, resource["plural"], namespace, objects)
+    if not objects and not targets_client.namespace_exists(run.api, namespace):
+        run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
+    machine_sets = run.machine_sets(selected) if objects else []
+    entries = resource_entries(objects, run.clusters(selected), selected.version, run.api.server_now(), machine_sets)
+    warn_status(run.module, entries)
+    return entries
+
+
+def read_namespaces(run, reads, namespaces, label_selectors):
+    """(MachineDeployment entries, control plane entries) of ``namespaces``."""
+    machine_deployments, control_planes = [], []
+    for namespace in namespaces:
+        machine_deployments.extend(_read(run, reads, apiversion.MACHINE_DEPLOYMENT, namespace, label_selectors))
+        control_planes.extend(_read(run, reads, apiversion.KUBEADM_CONTROL_PLANE, namespace, None))
+    return machine_deployments, control_planes
+
+
+def plan_clones(run, reads, targets):
+    """capi_machine_template's ``results`` (check mode) for the target template of every target a clone is planned
+    for (topology-owned objects have none: their ClusterClass decides their templates)."""
+    requests = refresh.clone_requests([entry for entry in targets if not entry.get("topology_owned")])
+    if not requests:
+        return []
+    refs = [machine_template.object_ref(entry, entry["namespace"]) for entry in requests]
+    todo, failed = machine_template.check_objects(run, [machine_template.object_request(entry) for entry in requests], reads)
+    return machine_template.object_results(run.module, refs, todo, failed)
+
+
+def run_refresh_plan(module):
+    params = module.params
+    run = Run(module)
+    # the creates of the target templates are only ever checked, as server-side dry runs
+    run.connect(dry_run=True)
+    reads = templates_client.Reads(run.api, by_list=True)
+    try:
+        machine_deployments, control_planes = read_namespaces(run, reads, params["namespaces"], params["label_selectors"])
+    except machine_template.FAILURES as err:
+        run.fail(err)
+    selected = refresh.select_targets(machine_deployments, control_planes, clusters=params["clusters"],
+                                      names=params["machine_deployments"], control_plane=params["control_plane"],
+                                      workers=params["workers"], narrowed=bool(params["label_selectors"]))
+    targets = refresh.with_clone_settings(selected, params["templates"])
+    clones = [] if params["restart"] else plan_clones(run, reads, targets)
+    module.exit_json(**run.result(changed=False, machine_deployments=machine_deployments, control_planes=control_planes,
+                                  targets=targets, clones=clones,
+                                  api_version=next((entry["api_version"] for entry in machine_deployments), None)))

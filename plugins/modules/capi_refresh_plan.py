@@ -1,0 +1,194 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: capi_refresh_plan
+short_description: Read and check everything a hardware refresh of one Cluster API management cluster needs, in one call
+version_added: 0.1.0
+description:
+  - Reads the MachineDeployments and KubeadmControlPlanes of the given namespaces, picks the objects a hardware
+    refresh covers, and plans the new infrastructure template of each - in one module call, whatever the number of
+    objects. The C(capi.rollout.hardware_refresh) role plans every management cluster with it; the decisions (waves,
+    blockers, the plan table) are then made by the filters P(capi.rollout.rollout_refresh_plan#filter) and
+    P(capi.rollout.rollout_refresh_stop#filter).
+  - The objects are described as M(capi.rollout.capi_rollout_info) describes them (RV(machine_deployments),
+    RV(control_planes)). O(label_selectors) narrows the MachineDeployments only; every control plane of the
+    namespaces is read, for the Kubernetes version skew check.
+  - The new template of every picked object that is not managed by a ClusterClass topology is planned as
+    M(capi.rollout.capi_machine_template) with O(capi.rollout.capi_machine_template#module:objects) plans it in check
+    mode - read, the clone planned, its create sent as a server-side dry run (what the API server would prune or
+    refuse) - with O(templates) merged per object (global, then its workload cluster, then the object).
+  - "Never writes: the creates are always dry runs, in check mode or not (always C(changed=false)). Requests: per
+    namespace one list per kind, the Clusters and the MachineSets; one list per template kind; one dry-run create
+    per new template."
+author:
+  - capi.rollout contributors (@capi-rollout)
+options:
+  namespaces:
+    description: The namespaces to read.
+    type: list
+    elements: str
+    required: true
+  label_selectors:
+    description: Label selectors the MachineDeployments must match (for example V(pool=gpu)); all must match.
+    type: list
+    elements: str
+    default: []
+  clusters:
+    description: Only the objects of these workload clusters (C(spec.clusterName)); empty for all.
+    type: list
+    elements: str
+    default: []
+  machine_deployments:
+    description: Only these MachineDeployments, by name or C(namespace/name); empty for all.
+    type: list
+    elements: str
+    default: []
+  control_plane:
+    description:
+      - Also pick the KubeadmControlPlanes - of the workload clusters in O(clusters), else of the clusters of the
+        picked MachineDeployments when O(machine_deployments) or O(label_selectors) narrowed them, else all.
+    type: bool
+    default: false
+  workers:
+    description: Pick the MachineDeployments.
+    type: bool
+    default: true
+  templates:
+    description: What the new templates change, as the C(capi.rollout.hardware_refresh) role's settings of the same names.
+    type: dict
+    default: {}
+    suboptions:
+      overrides:
+        description: Deep-merged into C(spec.template.spec) of each current template (see M(capi.rollout.capi_machine_template)).
+        type: dict
+        default: {}
+      labels:
+        description: Labels to set on every new template.
+        type: dict
+        default: {}
+      annotations:
+        description: Annotations to set on every new template.
+        type: dict
+        default: {}
+      objects:
+        description:
+          - Per workload cluster (key C(cluster:<name>)) or object (key C(name) or C(namespace/name)), C(overrides),
+            C(labels) and C(annotations) merged over the global ones in that order.
+        type: dict
+        default: {}
+  restart:
+    description: Plan a restart on the current templates - no new template is planned (RV(clones) is empty).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - capi.rollout.connection
+  - capi.rollout.targets.attributes
+attributes:
+  check_mode:
+    description: Writes nothing in either mode; the same reads and dry runs in check mode.
+    support: full
+  diff_mode:
+    description: Nothing to show; RV(clones) has each new template and what it changes.
+    support: N/A
+seealso:
+  - module: capi.rollout.capi_rollout_info
+  - module: capi.rollout.capi_machine_template
+'''
+
+EXAMPLES = r'''
+- name: What a refresh to a new image would do on this management cluster
+  capi.rollout.capi_refresh_plan:
+    namespaces: [fleet-a, fleet-b]
+    control_plane: true
+    templates:
+      overrides:
+        customImage: registry.example.com/capi/node:v1.30.6
+      objects:
+        "cluster:prod-gpu":
+          overrides:
+            instanceType: g5.2xlarge
+  register: selection
+
+- name: The objects whose new template was refused
+  ansible.builtin.debug:
+    msg: "{{ selection.clones | selectattr('failed') | map(attribute='ref') | list }}"
+'''
+
+RETURN = r'''
+machine_deployments:
+  description: Every MachineDeployment read (narrowed by O(label_selectors)), as RV(capi.rollout.capi_rollout_info#module:resources).
+  returned: success
+  type: list
+  elements: dict
+control_planes:
+  description: Every KubeadmControlPlane of the namespaces, as RV(capi.rollout.capi_rollout_info#module:resources).
+  returned: success
+  type: list
+  elements: dict
+targets:
+  description:
+    - The objects the refresh covers - control planes first (with O(control_plane)), then MachineDeployments (with
+      O(workers)) - each as in RV(machine_deployments) plus C(clone), the O(templates) settings merged for it
+      (C(overrides), C(labels), C(annotations)).
+  returned: success
+  type: list
+  elements: dict
+clones:
+  description:
+    - The new template of every target not managed by a ClusterClass topology, as
+      RV(capi.rollout.capi_machine_template#module:results) in check mode - C(ref), C(failed), and either
+      C(infrastructure_ref), C(template), C(created) (V(true) when it would be created), C(changes), C(message) or
+      C(msg), C(reason), C(hint) saying why it cannot be made. Empty with O(restart).
+  returned: success
+  type: list
+  elements: dict
+api_version:
+  description: The API version the MachineDeployments were read with (null when none was read).
+  returned: success
+  type: str
+  sample: cluster.x-k8s.io/v1beta2
+server_time:
+  description: The API server's clock when the task ended (UTC), from the C(Date) headers of its answers.
+  returned: always
+  type: str
+  sample: "2026-03-01T12:00:05Z"
+api_requests:
+  description: Number of HTTP requests this task sent to the API server.
+  returned: always
+  type: int
+  sample: 9
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.refresh_plan import run_refresh_plan
+
+TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides", "labels", "annotations", "objects")}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=args.argument_spec(
+            args.AUTH_ARG_SPEC,
+            namespaces={"type": "list", "elements": "str", "required": True},
+            label_selectors={"type": "list", "elements": "str", "default": []},
+            clusters={"type": "list", "elements": "str", "default": []},
+            machine_deployments={"type": "list", "elements": "str", "default": []},
+            control_plane={"type": "bool", "default": False},
+            workers={"type": "bool", "default": True},
+            templates={"type": "dict", "default": {}, "options": TEMPLATE_OPTIONS},
+            restart={"type": "bool", "default": False},
+        ),
+        supports_check_mode=True,
+    )
+    run_refresh_plan(module)
+
+
+if __name__ == "__main__":
+    main()

@@ -85,6 +85,28 @@ options:
     description: Plan a restart on the current templates - no new template is planned (RV(clones) is empty).
     type: bool
     default: false
+  lock:
+    description:
+      - Also look at the lock of the management cluster, as M(capi.rollout.capi_rollout_lock) in check mode does
+        (nothing is taken), and return what it says in RV(lock).
+    type: dict
+    suboptions:
+      name:
+        description: Name of the Lease.
+        type: str
+        default: capi-rollout-lock
+      namespace:
+        description: Namespace of the Lease.
+        type: str
+        default: default
+      holder:
+        description: Who would take the lock.
+        type: str
+        required: true
+      lease_duration_seconds:
+        description: Seconds the lock stays valid without renewal; a Lease not renewed for that long is stale.
+        type: int
+        default: 300
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.targets.attributes
@@ -93,8 +115,8 @@ attributes:
     description: Writes nothing in either mode; the same reads and dry runs in check mode.
     support: full
   diff_mode:
-    description: Nothing to show; RV(clones) has each new template and what it changes.
-    support: N/A
+    description: Shows each new template that would be created, as the API server answered its dry-run create.
+    support: full
 seealso:
   - module: capi.rollout.capi_rollout_info
   - module: capi.rollout.capi_machine_template
@@ -147,6 +169,13 @@ clones:
   returned: success
   type: list
   elements: dict
+lock:
+  description:
+    - With O(lock), what M(capi.rollout.capi_rollout_lock) in check mode returns - C(would_acquire), C(message),
+      C(held_by), C(lease) - or C(failed) with C(msg), C(reason) and C(hint) when the lock could not be looked at
+      (the rest of the result stands). Null without O(lock).
+  returned: success
+  type: dict
 api_version:
   description: The API version the MachineDeployments were read with (null when none was read).
   returned: success
@@ -172,6 +201,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.refresh_plan im
 TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides", "labels", "annotations", "objects")}
 
 
+
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
@@ -184,6 +214,7 @@ def main():
             workers={"type": "bool", "default": True},
             templates={"type": "dict", "default": {}, "options": TEMPLATE_OPTIONS},
             restart={"type": "bool", "default": False},
+            lock={"type": "dict", "options": args.LEASE_ARG_SPEC},
         ),
         supports_check_mode=True,
     )

@@ -252,7 +252,6 @@ api_requests:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
 from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import run_lock
 
@@ -260,12 +259,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import run
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
-            args.AUTH_ARG_SPEC,
-            name={"type": "str", "default": leases.DEFAULT_NAME},
-            namespace={"type": "str", "default": "default"},
+            args.AUTH_ARG_SPEC, args.LEASE_ARG_SPEC,
             state={"type": "str", "choices": ["acquired", "released"], "default": "acquired"},
-            holder={"type": "str", "required": True},
-            lease_duration_seconds={"type": "int", "default": 300},
             wait_timeout={"type": "int", "default": 0},
             poll_interval={"type": "int", "default": 5},
             force={"type": "bool", "default": False},

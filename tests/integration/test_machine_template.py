@@ -93,14 +93,20 @@ class Env:
     def get(self, kind, name):
         return self.admin.get(self.path(kind, name))
 
-    def exists(self, kind, name):
+    def found(self, path):
         try:
-            self.get(kind, name)
+            self.admin.get(path)
         except ApiError as err:
             if err.status == 404:
                 return False
             raise
         return True
+
+    def exists(self, kind, name):
+        return self.found(self.path(kind, name))
+
+    def exists_lease(self, name):
+        return self.found(resource_path("coordination.k8s.io", "v1", "leases", NS, name))
 
     def current_template(self, md_name="ta-md-0"):
         return self.get("MachineDeployment", md_name)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
@@ -368,7 +374,7 @@ REFRESH_TEMPLATES = {"overrides": {"customImage": "kindest/node:v1.35.0"},
 @pytest.mark.parametrize("check", [False, True])
 def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing(env, check):
     mark = env.mark()
-    res = env.run("capi_refresh_plan", check=check, namespaces=[NS], control_plane=True, templates=REFRESH_TEMPLATES)
+    res = env.run("capi_refresh_plan", check=check, diff=True, namespaces=[NS], control_plane=True, templates=REFRESH_TEMPLATES)
     assert not res.failed, res.get("msg")
     assert res["changed"] is False
     md_refs = [f"machinedeployment/{NS}/{name}" for name in ("ta-md-0", "ta-md-1", "tt-md-0")]
@@ -388,6 +394,9 @@ def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing
         assert entry["template"]["spec"]["template"]["spec"]["customImage"] == "kindest/node:v1.35.0"
         assert (entry["template"]["metadata"].get("labels", {}).get("hardware") == "gen-2028") == ref.endswith("ta-md-1")
         assert not env.exists("DockerMachineTemplate", entry["infrastructure_ref"]["name"])
+    # --diff shows each new template, as the API server answered its dry-run create
+    assert len(res["diff"]) == 3 and all(entry["before"] == "" for entry in res["diff"]), res["diff"]
+    assert all("kindest/node:v1.35.0" in str(entry["after"]) for entry in res["diff"]), res["diff"]
     # nothing written, in check mode or not; the API server checked each clone (positive control: the dry runs)
     assert not env.writes(mark)
     assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
@@ -407,7 +416,7 @@ def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing
 def test_refresh_plan_restart_label_selectors_and_a_missing_namespace(env):
     mark = env.mark()
     res = env.run("capi_refresh_plan", namespaces=[NS, "no-such-namespace"], label_selectors=[f"{CLUSTER_NAME}=ta"],
-                  control_plane=True, restart=True)
+                  control_plane=True, restart=True, lock={"holder": "plan-test", "namespace": NS})
     assert not res.failed, res.get("msg")
     # the selectors narrow the MachineDeployments only: the control planes are all read (version skew), and only
     # those of the selected workload clusters are targets
@@ -416,5 +425,9 @@ def test_refresh_plan_restart_label_selectors_and_a_missing_namespace(env):
     assert [entry["name"] for entry in res["targets"]] == ["ta-control-plane", "ta-md-0", "ta-md-1"]
     assert res["clones"] == []  # restart: no template is planned, none is dry-run created
     assert any("namespace no-such-namespace does not exist" in warning for warning in res.get("warnings", [])), res.get("warnings")
-    assert not env.audit.read(mark).dry_runs(user="rollout-operator")
+    # the lock is looked at as capi_rollout_lock in check mode does: free, nothing taken (its create a dry run)
+    assert res["lock"]["would_acquire"] is True and res["lock"]["acquired"] is False, res["lock"]
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
+        [("create", "leases")]
     assert not env.writes(mark)
+    assert not env.exists_lease("capi-rollout-lock")

@@ -14,6 +14,8 @@ import copy
 
 from ansible.module_utils.basic import env_fallback
 
+from ansible_collections.capi.rollout.plugins.module_utils.core.lease import DEFAULT_NAME as DEFAULT_LEASE_NAME
+
 
 def _env(*names):
     return (env_fallback, list(names))
@@ -77,6 +79,14 @@ SWITCHES_ARG_SPEC = {"type": "list", "elements": "dict", "options": {
 RESTART_MUTUALLY_EXCLUSIVE = TARGET_MUTUALLY_EXCLUSIVE + [
     ["switches", other] for other in ("name", "names", "cluster_name", "label_selectors", "infrastructure_ref")]
 RESTART_REQUIRED_ONE_OF = [TARGET_REQUIRED_ONE_OF[0] + ["switches"]]
+
+# The lock of a management cluster: capi_rollout_lock's options, and capi_refresh_plan's lock.
+LEASE_ARG_SPEC = {
+    "name": {"type": "str", "default": DEFAULT_LEASE_NAME},
+    "namespace": {"type": "str", "default": "default"},
+    "holder": {"type": "str", "required": True},
+    "lease_duration_seconds": {"type": "int", "default": 300},
+}
 
 WAIT_ARG_SPEC = {
     "wait": {"type": "bool", "default": False},

@@ -143,6 +143,18 @@ class Lock(object):
                                  "conflict", hint="run the task again")
 
 
+def probe(run, name, namespace, holder, duration):
+    """What capi_rollout_lock in check mode says of the Lease: whether ``holder`` could take it now. A lock that
+    cannot be read is described (``failed``, ``msg``, ``reason``, ``hint``), not raised: the caller goes on without."""
+    try:
+        leases.validate_duration(duration)
+        return Lock(run.api, name, namespace).acquire(holder, duration, check_mode=True)
+    except ValueError as err:
+        return {"failed": True, "msg": str(err), "reason": "invalid_duration"}
+    except (RolloutError, ApiError, TransportError) as err:
+        return dict(run.error(err).to_dict(), failed=True)
+
+
 def run_lock(module):
     """The whole capi_rollout_lock task."""
     params = module.params

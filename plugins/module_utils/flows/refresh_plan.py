@@ -6,7 +6,8 @@ Per namespace, the MachineDeployments (narrowed by the label selectors) and the 
 described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets); the objects the
 refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
-read, planned, its create sent as a server-side dry run. Nothing is ever written, in check mode or not.
+read, planned, its create sent as a server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
+in check mode does. Nothing is ever written, in check mode or not.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,6 +17,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, warn_status
 
@@ -47,13 +49,15 @@ def read_namespaces(run, reads, namespaces, label_selectors):
 
 def plan_clones(run, reads, targets):
     """capi_machine_template's ``results`` (check mode) for the target template of every target a clone is planned
-    for (topology-owned objects have none: their ClusterClass decides their templates)."""
+    for (topology-owned objects have none: their ClusterClass decides their templates), and the diff of each new
+    template that passed its checks."""
     requests = refresh.clone_requests([entry for entry in targets if not entry.get("topology_owned")])
     if not requests:
-        return []
+        return [], []
     refs = [machine_template.object_ref(entry, entry["namespace"]) for entry in requests]
     todo, failed = machine_template.check_objects(run, [machine_template.object_request(entry) for entry in requests], reads)
-    return machine_template.object_results(run.module, refs, todo, failed)
+    diffs = [clone.plan["diff"] for index, clone in enumerate(todo) if index not in failed and clone.created]
+    return machine_template.object_results(run.module, refs, todo, failed), diffs
 
 
 def run_refresh_plan(module):
@@ -62,6 +66,10 @@ def run_refresh_plan(module):
     # the creates of the target templates are only ever checked, as server-side dry runs
     run.connect(dry_run=True)
     reads = templates_client.Reads(run.api, by_list=True)
+    # the lock first: a change of its Lease after this look (another run's renewal or release) is then seen by
+    # the caller when it takes the lock, and the plan made again
+    lock = params["lock"]
+    probed = locks.probe(run, lock["name"], lock["namespace"], lock["holder"], lock["lease_duration_seconds"]) if lock else None
     try:
         machine_deployments, control_planes = read_namespaces(run, reads, params["namespaces"], params["label_selectors"])
     except machine_template.FAILURES as err:
@@ -70,7 +78,10 @@ def run_refresh_plan(module):
                                       names=params["machine_deployments"], control_plane=params["control_plane"],
                                       workers=params["workers"], narrowed=bool(params["label_selectors"]))
     targets = refresh.with_clone_settings(selected, params["templates"])
-    clones = [] if params["restart"] else plan_clones(run, reads, targets)
-    module.exit_json(**run.result(changed=False, machine_deployments=machine_deployments, control_planes=control_planes,
-                                  targets=targets, clones=clones,
-                                  api_version=next((entry["api_version"] for entry in machine_deployments), None)))
+    clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, targets)
+    out = run.result(changed=False, machine_deployments=machine_deployments, control_planes=control_planes,
+                     targets=targets, clones=clones, lock=probed,
+                     api_version=next((entry["api_version"] for entry in machine_deployments), None))
+    if module._diff:
+        out["diff"] = diffs
+    module.exit_json(**out)

@@ -461,10 +461,14 @@ def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment
 def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
     lab = mgmts(hw)["hw-lab"]
     first = Background(hw.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-lock-a", template_overrides=overrides("lock-a"), clusters=["l3"], soak_seconds=6),
+                       dict(FAST, refresh_id="it-lock-a", template_overrides=overrides("lock-a"), clusters=["l3"], soak_seconds=15),
                        tmp_path / "first", limit="hw-lab")
     try:
         holder = wait_for("the first run to take the lock", lab.lease_holder, 120)
+        # a dry run meanwhile plans as usual and says that a real run would wait for the lock (nothing is taken)
+        peek = run_playbook(hw.inventory, "hardware_refresh.yml",
+                            dict(FAST, refresh_id="it-lock-b", template_overrides=overrides("lock-b"), clusters=["l3"],
+                                 lock_wait_timeout=30), tmp_path / "peek", check=True, limit="hw-lab")
         second = run_playbook(hw.inventory, "hardware_refresh.yml",
                               dict(FAST, refresh_id="it-lock-b", template_overrides=overrides("lock-b"), clusters=["l3"]),
                               tmp_path / "second", limit="hw-lab")
@@ -478,6 +482,10 @@ def test_second_run_on_a_locked_management_cluster_fails_clearly(hw, tmp_path):
     assert reason.startswith("lock: ") and f"held by {holder}" in reason and "refresh_id it-lock-a" in reason, reason
     assert "nothing was changed" in reason and "Another run" in entry["next_step"]
     assert still_held == holder, "the second run must not take or release the first run's lock"
+    assert peek.rc == 0, peek.explain()
+    (note,) = [note for note in peek.cluster("hw-lab")["notes"] if note.startswith("lock: ")]
+    assert f"held by {holder}" in note and note.endswith(" - a run now would wait up to 30s for it"), note
+    assert [obj["name"] for obj in peek.cluster("hw-lab")["objects"]] == ["l3-md-0", "l3-md-1"], peek.explain()
     for md in ("l3-md-0", "l3-md-1"):
         assert "it-lock-b" not in [e["rollout_id"] for e in lab.history("MachineDeployment", md)]
     assert not [name for name, t in lab.templates().items()

@@ -148,8 +148,8 @@ def _kubernetes_configuration(kubeconfig, context, reason):
         from kubernetes import config as k8s_config  # pylint: disable=import-outside-toplevel
         from kubernetes.config.config_exception import ConfigException  # pylint: disable=import-outside-toplevel
     except ImportError as err:
-        raise ConnectionConfigError(f"the kubernetes Python library (pip install kubernetes) is required for {reason}, "
-                                    f"but it cannot be imported: {err}")
+        raise ConnectionConfigError(f"the kubernetes Python library (pip install kubernetes) is needed to load the "
+                                    f"connection settings ({reason}) but cannot be imported: {err}")
     # type.__call__ avoids old kubernetes clients handing out a copy of the global default.
     config = type.__call__(k8s_client.Configuration)
     try:

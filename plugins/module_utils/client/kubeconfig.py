@@ -194,6 +194,17 @@ def _file_or_data(config, entry, key):
     return _path(entry, key) if entry.value.get(key) else None
 
 
+def _ca_data(config, data):
+    """(cadata, cafile) for the CA certificates ``data``: load_verify_locations takes ASCII PEM as text and
+    DER as bytes, so only PEM with other text around it needs a file."""
+    if b"-----BEGIN" not in data:
+        return data, None
+    try:
+        return data.decode("ascii"), None
+    except UnicodeDecodeError:
+        return None, config.temp_file(data)
+
+
 def configuration(cluster, user):
     """A Configuration from the selected cluster and user entries."""
     config = Configuration()
@@ -202,9 +213,7 @@ def configuration(cluster, user):
     config.host = (settings.get("server") or "").rstrip("/") or None
     if config.host and config.host.startswith("https"):
         if settings.get("certificate-authority-data"):
-            data = _data(cluster, "certificate-authority")
-            # load_verify_locations takes PEM as text and DER as bytes: no file needed.
-            config.ca_cert_data = data.decode("ascii") if data.lstrip().startswith(b"-----") else data
+            config.ca_cert_data, config.ssl_ca_cert = _ca_data(config, _data(cluster, "certificate-authority"))
         elif settings.get("certificate-authority"):
             config.ssl_ca_cert = _path(cluster, "certificate-authority")
         config.cert_file = _file_or_data(config, user, "client-certificate")

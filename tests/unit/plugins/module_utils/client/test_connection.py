@@ -147,7 +147,8 @@ def pki(tmp_path_factory):
     def key_pem(key):
         return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
 
-    ca_key, srv_key, cli_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
+    ca_key, srv_key, cli_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1()), \
+        ec.generate_private_key(ec.SECP256R1())
     out = {"ca.crt": cert("test-ca", ca_key, "test-ca", ca_key, ca=True),
            "server.crt": cert("server", srv_key, "test-ca", ca_key,
                               san=[x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),

@@ -12,7 +12,9 @@ options:
   kubeconfig:
     description:
       - Path to a kubeconfig file, or the kubeconfig content as a dictionary.
-      - Several files can be given separated by the operating system's path separator, like C($KUBECONFIG).
+      - Several files can be given separated by the operating system's path separator, like C($KUBECONFIG); they
+        are merged as C(kubectl) merges them (the first file that sets a cluster, context, user or the current
+        context wins). Relative file names in a kubeconfig file are relative to that file's directory.
       - When neither O(kubeconfig), O(context) nor O(host) with credentials is given, the in-cluster service
         account is used when running in a pod, else C(~/.kube/config) (or C($KUBECONFIG)).
       - Can also be given with the E(K8S_AUTH_KUBECONFIG) environment variable.
@@ -78,7 +80,9 @@ options:
     type: list
     elements: str
 requirements:
-  - kubernetes >= 24.2.0 (the official Kubernetes Python client)
+  - urllib3 and PyYAML (both are installed with the kubernetes client)
+  - kubernetes >= 24.2.0 (the official Kubernetes Python client), for kubeconfig users with C(exec) or
+    C(auth-provider) and for the in-cluster service account; other connection settings are read without it
 notes:
   - The options and environment variables are those of C(kubernetes.core), so the same C(module_defaults) and
     AWX/AAP Kubernetes credentials work. Set them once for every module of this collection with

@@ -1,12 +1,20 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One HTTP connection to a management cluster, configured by the official ``kubernetes`` client.
+"""One HTTP connection to a management cluster.
 
 Configuration resolution follows kubernetes.core: explicit host + credentials skip the kubeconfig;
-otherwise the kubeconfig (path, dict, or the default) or the in-cluster service account is loaded by
-``kubernetes.config``; explicit options then override what was loaded. Transport is the urllib3 pool
-the kubernetes client builds from that configuration (TLS, client certificates, proxy), used with
-``retries=False``: every retry is decided (and counted) by client/requests.py.
+otherwise the kubeconfig (paths, dict, or the default $KUBECONFIG / ~/.kube/config) or the in-cluster
+service account is loaded; explicit options then override what was loaded.
+
+Loading does not import the ``kubernetes`` client (0.3-0.45 s per module call) in the common cases:
+explicit host + credentials, and kubeconfigs read by client/kubeconfig.py (server, CA, insecure-skip-tls-verify,
+tls-server-name, proxy-url; token, tokenFile, client certificate, username/password; files merged as kubectl
+merges them). ``kubernetes.config`` loads the rest, as before: a user with ``exec`` or ``auth-provider``,
+the in-cluster service account (no kubeconfig nor context given, KUBERNETES_SERVICE_HOST/PORT set) and
+kubeconfig content the light reader does not understand. ``_load`` makes that choice.
+
+Transport is a urllib3 pool used with ``retries=False``: every retry is decided (and counted) by
+client/requests.py. The pool is built here from the light configuration, or by kubernetes.client.ApiClient.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,21 +24,19 @@ import json
 import os
 import traceback
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import kubeconfig as kc
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import TransportError, is_tls_failure
 
+# urllib3 comes with the kubernetes client; flows/run.py reports its absence as the missing kubernetes library.
 KUBERNETES_IMPORT_ERROR = None
 try:
     import urllib3
-    from kubernetes import client as k8s_client
-    from kubernetes import config as k8s_config
-    from kubernetes.config.config_exception import ConfigException
     try:
         from urllib3 import HTTPHeaderDict
     except ImportError:  # urllib3 < 2
         from urllib3._collections import HTTPHeaderDict
 except ImportError:
     KUBERNETES_IMPORT_ERROR = traceback.format_exc()
-    ConfigException = ValueError
 
 try:
     from urllib.parse import quote, urlencode
@@ -67,14 +73,9 @@ def secret_values(kubeconfig):
     return found
 
 
-def _new_configuration():
-    # type.__call__ avoids old kubernetes clients handing out a copy of the global default.
-    return type.__call__(k8s_client.Configuration)
-
-
 def build_configuration(params):
-    """kubernetes.client.Configuration from the connection options (see flows/args.py)."""
-    config = _new_configuration()
+    """The connection settings from the connection options (see flows/args.py): a kubeconfig.Configuration,
+    or a kubernetes.client.Configuration when the kubernetes client loaded them (see _load)."""
     kubeconfig = params.get("kubeconfig")
     context = params.get("context")
     host = params.get("host")
@@ -87,20 +88,8 @@ def build_configuration(params):
     elif kubeconfig is not None and not isinstance(kubeconfig, dict):
         raise ConnectionConfigError("kubeconfig must be a file path or a dictionary (the kubeconfig content)")
     try:
-        if explicit and not kubeconfig and not context:
-            pass
-        elif isinstance(kubeconfig, dict):
-            k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=config,
-                                                  persist_config=False)
-        elif kubeconfig or context:
-            k8s_config.load_kube_config(config_file=kubeconfig or None, context=context, client_configuration=config,
-                                        persist_config=False)
-        else:
-            try:
-                k8s_config.load_incluster_config(client_configuration=config)
-            except ConfigException:
-                k8s_config.load_kube_config(client_configuration=config, persist_config=False)
-    except (ConfigException, IOError, OSError, ValueError, KeyError, TypeError) as err:
+        config = _load(kubeconfig, context, explicit)
+    except (IOError, OSError, ValueError, KeyError, TypeError) as err:
         where = "the kubeconfig given" if kubeconfig else "the default kubeconfig (~/.kube/config or $KUBECONFIG)"
         raise ConnectionConfigError(
             f"cannot load connection settings from {where}{' with context ' + context if context else ''}: {err}; "
@@ -119,6 +108,8 @@ def build_configuration(params):
                          ("proxy", "proxy")):
         if params.get(option):
             overrides[attr] = params[option]
+    if params.get("ca_cert"):
+        overrides["ca_cert_data"] = None  # ca_cert replaces a kubeconfig's certificate-authority-data
     _apply(config, overrides)
     if config.refresh_api_key_hook is not None:
         _keep_overrides(config, overrides)
@@ -126,6 +117,55 @@ def build_configuration(params):
         raise ConnectionConfigError("no API server address: give host, or a kubeconfig whose context names a cluster")
     # Our own retries, never urllib3's (they would hide requests from the audit log and our budget).
     config.retries = False
+    return config
+
+
+def _load(kubeconfig, context, explicit):
+    """The loaded settings; the one place that chooses between client/kubeconfig.py and the kubernetes client.
+
+    Raises KubeconfigError, OSError or ValueError for a kubeconfig that cannot be used.
+    """
+    if explicit and not kubeconfig and not context:
+        return kc.Configuration()
+    if kubeconfig is None and not context and os.environ.get("KUBERNETES_SERVICE_HOST") and os.environ.get("KUBERNETES_SERVICE_PORT"):
+        return _kubernetes_configuration(None, None, "the in-cluster service account")
+    name = context
+    try:
+        merged = kc.read(kubeconfig)
+        name, cluster, user = kc.select(merged, context)
+        kc.check_user(user)
+        return kc.configuration(cluster, user)
+    except kc.Unsupported as err:
+        # The context chosen by kubectl's merge rules is the one the kubernetes client loads too.
+        return _kubernetes_configuration(kubeconfig, name, str(err))
+
+
+def _kubernetes_configuration(kubeconfig, context, reason):
+    """kubernetes.client.Configuration loaded by kubernetes.config (``reason``: why the light path does not)."""
+    try:
+        # Imported here: the import is the start-up cost the light path avoids.
+        from kubernetes import client as k8s_client  # pylint: disable=import-outside-toplevel
+        from kubernetes import config as k8s_config  # pylint: disable=import-outside-toplevel
+        from kubernetes.config.config_exception import ConfigException  # pylint: disable=import-outside-toplevel
+    except ImportError as err:
+        raise ConnectionConfigError(f"the kubernetes Python library (pip install kubernetes) is needed to load the "
+                                    f"connection settings ({reason}) but cannot be imported: {err}")
+    # type.__call__ avoids old kubernetes clients handing out a copy of the global default.
+    config = type.__call__(k8s_client.Configuration)
+    try:
+        if isinstance(kubeconfig, dict):
+            k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=config,
+                                                  persist_config=False)
+        elif kubeconfig or context:
+            k8s_config.load_kube_config(config_file=kubeconfig or None, context=context, client_configuration=config,
+                                        persist_config=False)
+        else:
+            try:
+                k8s_config.load_incluster_config(client_configuration=config)
+            except ConfigException:
+                k8s_config.load_kube_config(client_configuration=config, persist_config=False)
+    except ConfigException as err:
+        raise kc.KubeconfigError(str(err))
     return config
 
 
@@ -160,6 +200,14 @@ def _auth_header(config):
     return None
 
 
+def _pool(config):
+    """The urllib3 pool for the configuration: the kubernetes client's for its own configuration."""
+    if not isinstance(config, kc.Configuration):
+        from kubernetes import client as k8s_client  # pylint: disable=import-outside-toplevel  # loaded by _load already
+        return k8s_client.ApiClient(config).rest_client.pool_manager
+    return kc.pool_manager(config)
+
+
 class Response(object):
     """Status, headers and either the parsed JSON body (``data``) or the open stream (``raw``)."""
 
@@ -187,8 +235,7 @@ class Connection(object):
             raise ImportError(KUBERNETES_IMPORT_ERROR)
         self.configuration = build_configuration(params)
         self.host = self.configuration.host
-        api_client = k8s_client.ApiClient(self.configuration)
-        self.pool = api_client.rest_client.pool_manager
+        self.pool = _pool(self.configuration)
         self.user = params.get("impersonate_user")
         self._base_headers = [("Accept", "application/json"), ("User-Agent", f"{USER_AGENT} ({module_name})")]
         if params.get("impersonate_user"):
@@ -196,6 +243,12 @@ class Connection(object):
         for group in params.get("impersonate_groups") or []:
             # One header per group: the API server reads repeated Impersonate-Group headers.
             self._base_headers.append(("Impersonate-Group", group))
+
+    def close(self):
+        """Drops the pooled connections and the temp files of a kubeconfig's *-data credentials."""
+        self.pool.clear()
+        if isinstance(self.configuration, kc.Configuration):
+            self.configuration.close()
 
     def _headers(self, content_type=None):
         headers = HTTPHeaderDict()

@@ -4,12 +4,23 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import base64
+import datetime
+import http.server
+import ipaddress
+import json
+import os
+import ssl
+import stat
+import subprocess
+import sys
+import threading
+import types
+
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
-from ansible_collections.capi.rollout.plugins.module_utils.client import connection
-
-pytest.importorskip("kubernetes")
+from ansible_collections.capi.rollout.plugins.module_utils.client import connection, errors, identity, kubeconfig
 
 KUBECONFIG = {
     "apiVersion": "v1", "kind": "Config", "current-context": "a",
@@ -84,3 +95,345 @@ def test_env_fallbacks_declared():
     assert spec["client_cert"]["aliases"] == ["cert_file"] and spec["client_key"]["aliases"] == ["key_file"]
     for option in ("kubeconfig", "context", "host", "proxy", "impersonate_user", "impersonate_groups"):
         assert spec[option]["fallback"][1] == [f"K8S_AUTH_{option.upper()}"]
+
+
+# ----- the light path (client/kubeconfig.py) and the kubernetes client fallback -----
+
+def b64(data):
+    return base64.b64encode(data if isinstance(data, bytes) else data.encode("utf-8")).decode("ascii")
+
+
+def one_context(cluster, user, name="c"):
+    return {"apiVersion": "v1", "kind": "Config", "current-context": name,
+            "clusters": [{"name": name, "cluster": cluster}], "users": [{"name": name, "user": user}],
+            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}]}
+
+
+def write_yaml(path, content):
+    path.write_text(json.dumps(content))  # JSON is YAML
+    return str(path)
+
+
+@pytest.fixture
+def pki(tmp_path_factory):
+    """CA, server certificate (SAN 127.0.0.1 and localhost) and client certificate (CN alice), as PEM."""
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def name(common):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+    def cert(subject, key, issuer, issuer_key, ca=False, san=None):
+        builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer)).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if ca:  # Python 3.13 verifies strictly (VERIFY_X509_STRICT): key identifiers and key usage
+            builder = builder.add_extension(x509.KeyUsage(
+                digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False, key_encipherment=False,
+                data_encipherment=False, key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+            builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        else:
+            builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()),
+                                            critical=False)
+        if san:
+            builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
+        return builder.sign(issuer_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+
+    def key_pem(key):
+        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+    ca_key, srv_key, cli_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1()), \
+        ec.generate_private_key(ec.SECP256R1())
+    out = {"ca.crt": cert("test-ca", ca_key, "test-ca", ca_key, ca=True),
+           "server.crt": cert("server", srv_key, "test-ca", ca_key,
+                              san=[x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+           "server.key": key_pem(srv_key),
+           "client.crt": cert("alice", cli_key, "test-ca", ca_key), "client.key": key_pem(cli_key)}
+    directory = tmp_path_factory.mktemp("pki")
+    for filename, data in out.items():
+        (directory / filename).write_bytes(data)
+    out["dir"] = directory
+    return out
+
+
+class Echo(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the client certificate's CN and the Authorization header."""
+
+    def do_GET(self):  # noqa: N802 - the http.server name
+        peer = self.connection.getpeercert() or {}
+        subject = dict(pair[0] for pair in peer.get("subject", ()))
+        body = json.dumps({"cn": subject.get("commonName"), "auth": self.headers.get("Authorization")}).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server(pki):
+    """An HTTPS server that asks for a client certificate; its URL."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(pki["dir"] / "server.crt"), str(pki["dir"] / "server.key"))
+    context.load_verify_locations(str(pki["dir"] / "ca.crt"))
+    context.verify_mode = ssl.CERT_OPTIONAL
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def get(kubeconfig, **kw):
+    conn = connection.Connection(params(kubeconfig=kubeconfig, **kw))
+    try:
+        return conn.send("GET", "/", timeout=(5.0, 5.0)).data
+    finally:
+        conn.close()
+
+
+def test_light_path_tls_with_data_credentials(pki, server):
+    config = one_context({"server": server, "certificate-authority-data": b64(pki["ca.crt"])},
+                         {"client-certificate-data": b64(pki["client.crt"]), "client-key-data": b64(pki["client.key"]),
+                          "token": "tok"})
+    assert get(config) == {"cn": "alice", "auth": "Bearer tok"}
+    cfg = connection.build_configuration(params(kubeconfig=config))
+    assert isinstance(cfg, kubeconfig.Configuration)
+    # the CA goes to the ssl module as data; the client certificate and key need files: 0600 in a 0700 directory
+    assert cfg.ssl_ca_cert is None and cfg.ca_cert_data == pki["ca.crt"].decode("ascii")
+    temp_dir = os.path.dirname(cfg.cert_file)
+    assert stat.S_IMODE(os.stat(temp_dir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(cfg.key_file).st_mode) == 0o600
+    assert open(cfg.key_file, "rb").read() == pki["client.key"]
+    assert identity.credential_user(types.SimpleNamespace(user=None, configuration=cfg)) == "alice"
+    cfg.close()
+    assert not os.path.exists(temp_dir)
+
+
+@pytest.mark.filterwarnings("ignore:Unverified HTTPS request")
+def test_light_path_tls_checks(pki, server):
+    user = {"token": "tok"}
+    ca = b64(pki["ca.crt"])
+    assert get(one_context({"server": server, "certificate-authority-data": ca, "tls-server-name": "localhost"}, user))["auth"]
+    for cluster, options in (
+            ({"server": server, "certificate-authority-data": ca, "tls-server-name": "other.example"}, {}),
+            ({"server": server}, {}),  # the system CAs do not know the test CA
+            ({"server": server, "insecure-skip-tls-verify": True}, {}),  # validate_certs (default true) wins
+    ):
+        with pytest.raises(errors.TransportError) as err:
+            get(one_context(cluster, user), **options)
+        assert err.value.tls, err.value
+    insecure = one_context({"server": server, "insecure-skip-tls-verify": True}, user)
+    assert get(insecure, validate_certs=None)["auth"] == "Bearer tok"
+    assert get(one_context({"server": server}, user), validate_certs=False)["auth"] == "Bearer tok"
+    # explicit options override the kubeconfig: ca_cert replaces certificate-authority-data
+    wrong_ca = one_context({"server": server, "certificate-authority-data": b64(pki["client.crt"])}, user)
+    assert get(wrong_ca, ca_cert=str(pki["dir"] / "ca.crt"))["auth"] == "Bearer tok"
+
+
+def test_relative_paths_and_merged_files(pki, server, tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second" / "deeper"
+    first.mkdir()
+    second.mkdir(parents=True)
+    (second / "certs").mkdir()
+    for filename in ("ca.crt", "client.crt", "client.key"):
+        (second / "certs" / filename).write_bytes(pki[filename])
+    (first / "token").write_text("from-file\n")
+    # first file: the current-context and user "u" (tokenFile relative to first/); no current-context is set
+    # by a file before it, and the second file's "u" and current-context lose against the first's.
+    one = write_yaml(first / "config", {"current-context": "prod", "users": [{"name": "u", "user": {"tokenFile": "token"}}]})
+    two = write_yaml(second / "config", {
+        "current-context": "other",
+        "clusters": [{"name": "prod", "cluster": {"server": server, "certificate-authority": "certs/ca.crt"}}],
+        "contexts": [{"name": "prod", "context": {"cluster": "prod", "user": "u"}},
+                     {"name": "other", "context": {"cluster": "prod", "user": "cert"}}],
+        "users": [{"name": "u", "user": {"token": "loses"}},
+                  {"name": "cert", "user": {"client-certificate": "certs/client.crt", "client-key": "certs/client.key"}}]})
+    monkeypatch.chdir(tmp_path)
+    assert get(os.pathsep.join([one, two])) == {"cn": None, "auth": "Bearer from-file"}
+    assert get(os.pathsep.join([one, two]), context="other") == {"cn": "alice", "auth": None}
+    # $KUBECONFIG is the default, merged the same way
+    monkeypatch.setenv("KUBECONFIG", os.pathsep.join([two, one]))
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    assert get(None) == {"cn": "alice", "auth": None}
+
+
+def test_default_kubeconfig_in_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(connection.ConnectionConfigError) as err:
+        connection.build_configuration(params())
+    assert "the default kubeconfig" in str(err.value) and "No configuration found" in str(err.value)
+    (tmp_path / ".kube").mkdir()
+    write_yaml(tmp_path / ".kube" / "config", KUBECONFIG)
+    assert connection.build_configuration(params()).host == "https://a.example:6443"
+
+
+def test_token_file_and_basic_auth(tmp_path):
+    (tmp_path / "tok").write_text("  file-token\n")
+    cfg = connection.build_configuration(params(kubeconfig=one_context({"server": "https://h"}, {"tokenFile": str(tmp_path / "tok")})))
+    assert connection._auth_header(cfg) == "Bearer file-token"
+    # token wins over tokenFile (as kubectl and the kubernetes client)
+    cfg = connection.build_configuration(params(kubeconfig=one_context({"server": "https://h"}, {"token": "t", "tokenFile": "/none"})))
+    assert connection._auth_header(cfg) == "Bearer t"
+    cfg = connection.build_configuration(params(kubeconfig=one_context({"server": "https://h"}, {"username": "carol", "password": "pw"})))
+    assert connection._auth_header(cfg) == "Basic " + b64("carol:pw")
+    assert identity.credential_user(types.SimpleNamespace(user=None, configuration=cfg)) == "carol"
+    with pytest.raises(connection.ConnectionConfigError) as err:
+        connection.build_configuration(params(kubeconfig=one_context({"server": "https://h"}, {"tokenFile": str(tmp_path / "gone")})))
+    assert "File does not exist" in str(err.value)
+
+
+def test_context_and_server_errors(tmp_path):
+    cases = (
+        (dict(KUBECONFIG, **{"current-context": None}), None, "Expected key current-context"),
+        (KUBECONFIG, "nope", "context nope"),
+        (dict(KUBECONFIG, clusters=[]), "a", "Expected object with name a in clusters list"),
+    )
+    for config, context, text in cases:
+        with pytest.raises(connection.ConnectionConfigError) as err:
+            connection.build_configuration(params(kubeconfig=config, context=context))
+        assert text in str(err.value)
+    no_server = one_context({"certificate-authority-data": "eA=="}, {"token": "t"})
+    with pytest.raises(connection.ConnectionConfigError) as err:
+        connection.build_configuration(params(kubeconfig=no_server))
+    assert "no API server address" in str(err.value)
+    (tmp_path / "empty").write_text("")
+    with pytest.raises(connection.ConnectionConfigError) as err:
+        connection.build_configuration(params(kubeconfig=str(tmp_path / "empty")))
+    assert "is empty" in str(err.value)
+    with pytest.raises(connection.ConnectionConfigError) as err:
+        connection.build_configuration(params(kubeconfig=os.pathsep.join([str(tmp_path / "empty"), str(tmp_path / "gone")])))
+    assert str(tmp_path / "gone") + " does not exist" in str(err.value)
+
+
+def test_proxies(monkeypatch):
+    for name in ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    cluster = {"server": "https://api.example:6443", "proxy-url": "http://proxy.example:3128"}
+    conn = connection.Connection(params(kubeconfig=one_context(cluster, {"token": "t"})))
+    assert conn.pool.proxy.host == "proxy.example"
+    conn = connection.Connection(params(kubeconfig=one_context({"server": "https://api.example:6443"}, {"token": "t"})))
+    assert getattr(conn.pool, "proxy", None) is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://env-proxy.example:3128")
+    conn = connection.Connection(params(kubeconfig=one_context({"server": "https://api.example:6443"}, {"token": "t"})))
+    assert conn.pool.proxy.host == "env-proxy.example"
+    for no_proxy in ("example", ".example", "api.example:6443", "*"):
+        monkeypatch.setenv("NO_PROXY", no_proxy)
+        conn = connection.Connection(params(kubeconfig=one_context(cluster, {"token": "t"})))
+        assert getattr(conn.pool, "proxy", None) is None, no_proxy
+    monkeypatch.setenv("NO_PROXY", "10.0.0.0/8")
+    conn = connection.Connection(params(host="https://10.1.2.3:6443", api_key="t"))
+    assert getattr(conn.pool, "proxy", None) is None
+
+
+def test_fallback_decision(monkeypatch, tmp_path):
+    calls = []
+
+    def fake(kubeconfig_, context, reason):
+        calls.append((kubeconfig_, context, reason))
+        return kubeconfig.Configuration()
+
+    monkeypatch.setattr(connection, "_kubernetes_configuration", fake)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    for key in ("exec", "auth-provider"):
+        config = dict(KUBECONFIG, users=[{"name": "a", "user": {key: {"name": "x"}}}])
+        with pytest.raises(connection.ConnectionConfigError):  # the fake loads nothing: no server
+            connection.build_configuration(params(kubeconfig=config))
+        assert calls.pop() == (config, "a", f"the kubeconfig user has {key}")
+    # the context chosen by kubectl's rules (first file's current-context) is handed over
+    exec_user = write_yaml(tmp_path / "exec", dict(KUBECONFIG, users=[{"name": "b", "user": {"exec": {"command": "x"}}}]))
+    other = write_yaml(tmp_path / "other", dict(KUBECONFIG, **{"current-context": "a"}))
+    with pytest.raises(connection.ConnectionConfigError):
+        connection.build_configuration(params(kubeconfig=os.pathsep.join([exec_user, other]), context="b"))
+    assert calls.pop()[1:] == ("b", "the kubeconfig user has exec")
+    with pytest.raises(connection.ConnectionConfigError):
+        connection.build_configuration(params(kubeconfig={"clusters": "not a list"}))
+    assert calls.pop() == ({"clusters": "not a list"}, None, "clusters is not a list")
+    # in-cluster: no kubeconfig nor context, the service account environment present
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    with pytest.raises(connection.ConnectionConfigError):
+        connection.build_configuration(params())
+    assert calls.pop() == (None, None, "the in-cluster service account")
+    assert connection.build_configuration(params(kubeconfig=KUBECONFIG)).host == "https://a.example:6443"
+    assert not calls
+
+
+def test_exec_user_loaded_by_kubernetes_client():
+    k8s_client = pytest.importorskip("kubernetes.client")
+    credential = {"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential",
+                  "status": {"token": "exec-token"}}
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": sys.executable,
+                     "args": ["-c", f"print({json.dumps(json.dumps(credential))})"]}}
+    cfg = connection.build_configuration(params(kubeconfig=one_context({"server": "https://h:6443"}, user)))
+    assert isinstance(cfg, k8s_client.Configuration)
+    assert connection._auth_header(cfg) == "Bearer exec-token"
+
+
+LIGHT_SCRIPT = """
+import json, sys
+sys.modules["kubernetes"] = None  # any import of it fails
+from ansible_collections.capi.rollout.plugins.module_utils.client import connection
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+p = {key: None for key in args.AUTH_ARG_SPEC}
+p.update(json.loads(sys.argv[1]))
+conn = connection.Connection(p)
+print(json.dumps(conn.send("GET", "/", timeout=(5.0, 5.0)).data))
+"""
+
+FALLBACK_SCRIPT = """
+import json, sys
+from ansible_collections.capi.rollout.plugins.module_utils.client import connection
+from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+p = {key: None for key in args.AUTH_ARG_SPEC}
+p.update(json.loads(sys.argv[1]))
+try:
+    connection.Connection(p)
+except connection.ConnectionConfigError as err:
+    print(err)
+print(sys.modules.get("kubernetes") is not None)
+"""
+
+
+def run_python(script, options):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
+    env.pop("KUBERNETES_SERVICE_HOST", None)
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(options)], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()
+
+
+def test_light_path_never_imports_kubernetes(pki, server, tmp_path):
+    (tmp_path / "token").write_text("tok")
+    path = write_yaml(tmp_path / "config", one_context({"server": server, "certificate-authority": str(pki["dir"] / "ca.crt")},
+                                                       {"tokenFile": "token"}))
+    assert json.loads(run_python(LIGHT_SCRIPT, {"kubeconfig": path})[0]) == {"cn": None, "auth": "Bearer tok"}
+    explicit = {"host": server, "api_key": "key", "ca_cert": str(pki["dir"] / "ca.crt")}
+    assert json.loads(run_python(LIGHT_SCRIPT, explicit)[0]) == {"cn": None, "auth": "Bearer key"}
+    explicit = {"host": server, "client_cert": str(pki["dir"] / "client.crt"), "client_key": str(pki["dir"] / "client.key"),
+                "validate_certs": False}
+    assert json.loads(run_python(LIGHT_SCRIPT, explicit)[0]) == {"cn": "alice", "auth": None}
+
+
+def test_exec_user_imports_kubernetes():
+    pytest.importorskip("kubernetes")
+    plugin = {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": "/nonexistent/credential-plugin"}
+    config = one_context({"server": "https://h:6443"}, {"exec": plugin})
+    out = run_python(FALLBACK_SCRIPT, {"kubeconfig": config})
+    assert out[-1] == "True"
+    # without the kubernetes client, the error says what needs it
+    out = run_python("import sys\nsys.modules['kubernetes'] = None\n" + FALLBACK_SCRIPT, {"kubeconfig": config})
+    assert "kubernetes Python library" in out[0] and "the kubeconfig user has exec" in out[0] and out[-1] == "False"

@@ -27,8 +27,8 @@ import traceback
 from ansible_collections.capi.rollout.plugins.module_utils.client import kubeconfig as kc
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import TransportError, is_tls_failure
 
-# urllib3 comes with the kubernetes client; flows/run.py reports its absence as the missing kubernetes library.
-KUBERNETES_IMPORT_ERROR = None
+# urllib3 (installed with the kubernetes client) is the transport; flows/run.py reports its absence before any request.
+URLLIB3_IMPORT_ERROR = None
 try:
     import urllib3
     try:
@@ -36,7 +36,7 @@ try:
     except ImportError:  # urllib3 < 2
         from urllib3._collections import HTTPHeaderDict
 except ImportError:
-    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
+    URLLIB3_IMPORT_ERROR = traceback.format_exc()
 
 try:
     from urllib.parse import quote, urlencode
@@ -231,8 +231,8 @@ class Connection(object):
     """Sends single HTTP requests (no retries) to one API server."""
 
     def __init__(self, params, module_name="capi.rollout"):
-        if KUBERNETES_IMPORT_ERROR:
-            raise ImportError(KUBERNETES_IMPORT_ERROR)
+        if URLLIB3_IMPORT_ERROR:
+            raise ImportError(URLLIB3_IMPORT_ERROR)
         self.configuration = build_configuration(params)
         self.host = self.configuration.host
         self.pool = _pool(self.configuration)

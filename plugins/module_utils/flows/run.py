@@ -13,7 +13,7 @@ from ansible.module_utils.basic import missing_required_lib
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
-    KUBERNETES_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
+    URLLIB3_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
@@ -52,8 +52,8 @@ class Run(object):
             # before any request: a wait that cannot succeed must not follow a write
             module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
                              progress=[], api_requests=0)
-        if KUBERNETES_IMPORT_ERROR:
-            module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+        if URLLIB3_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("urllib3"), exception=URLLIB3_IMPORT_ERROR)
         kubeconfig = module.params.get("kubeconfig")
         if isinstance(kubeconfig, dict):
             module.no_log_values.update(secret_values(kubeconfig))

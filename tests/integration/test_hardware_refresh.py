@@ -143,10 +143,10 @@ def test_a_typo_in_the_overrides_fails_the_dry_run_as_it_fails_the_real_run(hw, 
     assert "1 object(s) blocked" in entry["failure_reason"] and "l4-md-0" in entry["failure_reason"], entry
     assert "drops spec.template.spec.customImag" in entry["failure_reason"], entry
     assert lab.writes(mark) == []
-    # positive control: the clone was asked of the API server, as a dry run (and in check mode the lock's take)
-    # (the lock: in check mode its take, in a real run the look at it before planning)
+    # positive control: the clone was asked of the API server, as a dry run, after the look at the lock (its take as
+    # a dry run), in the same order in check mode and in a real run
     dry_runs = [e["objectRef"]["resource"] for e in lab.handle.audit_log(since=mark).dry_runs(user="rollout-operator")]
-    assert dry_runs == (["dockermachinetemplates", "leases"] if check else ["leases", "dockermachinetemplates"]), dry_runs
+    assert dry_runs == ["leases", "dockermachinetemplates"], dry_runs
     if check:
         # on_blocked skip: the object is left out and the dry run succeeds, as the real run would
         skip = run_playbook(hw.inventory, "hardware_refresh.yml",

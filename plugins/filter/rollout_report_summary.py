@@ -95,14 +95,17 @@ _value:
         - One entry per failure, with V(management_cluster), V(object) (C(Kind/namespace/name); V(null) for a failure
           of the management cluster itself), V(result) (V(failed), V(undone) or V(undo_failed)), V(reason) and
           V(next_step).
-        - A failure of a management cluster that only repeats the reason of one of its objects is left out. Its
-          next step goes to the object's entry.
+        - A failure of a management cluster that gives no reason of its own or only repeats the reason of one of
+          its failed objects is left out. Its next step goes to the entries of its first failed object (the first
+          undone one when none failed) that have no next step of their own; the rendered reports decide the same way.
       type: list
       elements: dict
     attention:
       description:
         - The management clusters whose result is V(failed), V(stopped_window) or V(partial), or that give a reason.
           Each has V(management_cluster), V(result), V(reason) and V(next_step).
+        - A different view by design from the "Needs attention" section of the rendered reports, which leaves out
+          a management cluster whose failure its objects already tell.
       type: list
       elements: dict
     blocked:

@@ -34,17 +34,21 @@ def _warnings(obj, kind, paused, cluster):
     return out
 
 
-def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollout_id=None, reason=None, actor=None, record=False):
+def plan_pause(obj, paused=True, now=None, recording=None, observed=None):
     """Plan to pause (``paused=True``) or resume (``paused=False``) an MD or KCP.
 
+    ``recording`` (core.record.Recording; default: none, so the changes equal clusterctl's): when given and
+    enabled (needs ``now``), the last-rollout annotation is written too. ``observed`` (core.plan.Observed):
+    ``api_version`` the object was read through and its ``cluster`` (warnings on resume).
+
     Returns a plan (core.plan.new_plan) with action paused | resumed | unchanged; KCP resume is a remove
-    operation. ``record`` (needs ``now``) also writes the last-rollout annotation; it is off by default so
-    the changes equal clusterctl's.
+    operation.
     """
+    observed = observed or plans.Observed()
     kind = apiversion.rollout_kind(obj.get("kind"))
-    version = apiversion.version_of(obj, api_version)
+    version = apiversion.version_of(obj, observed.api_version)
     action = PAUSED if paused else RESUMED
-    warnings = _warnings(obj, kind, paused, cluster)
+    warnings = _warnings(obj, kind, paused, observed.cluster)
     changes = ChangeSet()
     if kind == apiversion.MACHINE_DEPLOYMENT:
         current = paths.get_path(obj, "spec.paused") is True
@@ -60,8 +64,8 @@ def plan_pause(obj, paused=True, api_version=None, cluster=None, now=None, rollo
     if not changes.changed:
         state = "already paused" if paused else "not paused"
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=f"{kind} is {state} ({where})", warnings=warnings)
-    if record and now is not None:
-        records.record_last_rollout(changes, obj, now, action, rollout_id, reason, actor)
+    if recording is not None and recording.enabled and now is not None:
+        records.record_last_rollout(changes, obj, now, action, recording)
     message = f"{kind} {action} ({where})"
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message,
                           relied_on=patches.relied_on(kind, version, "pause"), warnings=warnings)

@@ -5,12 +5,28 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import collections
+
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 UNCHANGED = "unchanged"
 PATCH_JSON = "json"  # application/json-patch+json: every write (core.patch)
+
+
+class Observed(collections.namedtuple("Observed", ("api_version", "cluster", "machine_sets", "machines", "control_plane",
+                                                   "control_plane_version", "existing_templates"),
+                                      defaults=(None,) * 7)):
+    """What the flow read around the object a planner plans for (None: not read); each planner uses its part.
+
+    ``api_version``: the API version the object was read through (default: its own apiVersion); ``cluster``: its
+    Cluster (pause checks, topology); ``machine_sets`` / ``machines``: the MachineSets / Machines of its namespace
+    (ownership is decided by the planner); ``control_plane`` (object) or ``control_plane_version`` (a string): the
+    control plane's Kubernetes version, for the version skew check of an undo; ``existing_templates``: what exists of
+    the templates a plan requires (core.template.missing_templates)."""
+
+    __slots__ = ()
 
 
 def new_plan(obj, kind, version, action, changes=None, message="", relied_on=None, warnings=None, **extra):

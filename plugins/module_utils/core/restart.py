@@ -13,6 +13,7 @@ idempotence by ``rollout_id`` recorded in an annotation, and a rollout history e
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import collections
 import datetime
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
@@ -224,9 +225,74 @@ def _message(new_infra_ref, action, target_after, after_path):
     return f"rollout triggered ({after_path}={timeutil.format_time(target_after)})"
 
 
-def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastructure_ref=None, force=False,
-                 rollout_id=None, reason=None, actor=None, record=True, machine_sets=None, history_limit=None,
-                 machines=None):
+# What plan_restart read of the object: the rolloutAfter path of its kind and API version, with its value as read.
+_Read = collections.namedtuple("_Read", ("obj", "kind", "version", "ref", "after_path", "after_raw", "after"))
+
+
+def _read(obj, api_version):
+    """The _Read of ``obj``, read through ``api_version`` (default: its own); RolloutError for another kind."""
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    version = apiversion.version_of(obj, api_version)
+    meta = obj.get("metadata") or {}
+    after_path = apiversion.spec_path(kind, version, "rollout_after")
+    after_raw = paths.get_path(obj, after_path)
+    return _Read(obj, kind, version, make_ref(kind, meta.get("namespace"), meta.get("name")), after_path, after_raw,
+                 timeutil.parse_optional(after_raw))
+
+
+def _guards(read, cluster, after, now, force):
+    """Refuse a paused object or Cluster, a bad ``after`` and a trigger pending in the future (unless ``force``).
+    Returns (the trigger time asked for, the message of an unchanged plan when it is already scheduled, else None)."""
+    guards.refuse_paused(read.obj, read.kind, read.ref, cluster)
+    target_after = _resolve_after(after, now, read.ref)
+    return target_after, _already_scheduled(read.after, target_after, not _means_now(after), now, force, read.after_path,
+                                            read.ref)
+
+
+def _replaces_nothing(read, after, target_after, now, observed):
+    """The message of an unchanged plan when an explicit past ``after`` would replace no Machine, else None."""
+    if _means_now(after) or target_after > now:
+        return None
+    why = _rolls_nothing(read.obj, read.kind, read.version, target_after, observed.machine_sets, observed.machines)
+    return f"{read.after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}" if why else None
+
+
+def _trigger(read, changes, target_after):
+    """Record the rolloutAfter change in ``changes`` (nothing when it is already ``target_after``)."""
+    if read.after != target_after:
+        changes.record(read.after_path, read.after_raw, timeutil.format_time(target_after))
+
+
+def _change_warnings(read, cluster, rollout_id, applied, drift):
+    """Warnings of a planned change: a rollout_id applied before whose template was changed since, and a Cluster
+    topology that sets rollout.after itself."""
+    warnings = []
+    if drift:
+        warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
+                        f"({drift}): switching again")
+    if keys.TOPOLOGY_OWNED_LABEL in (paths.get_path(read.obj, "metadata.labels", {}) or {}):
+        warning = _topology_after_warning(read.obj, read.kind, cluster)
+        if warning:
+            warnings.append(warning)
+    return warnings
+
+
+def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, machine_sets):
+    """Record the restart (last-rollout annotation and history entry) in ``changes``; returns the recorded revision."""
+    details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
+    if action == SCHEDULED:
+        details["after"] = timeutil.format_time(target_after)
+    kept, revision = _replace_pending(entries, read.after, now, new_infra_ref)
+    if revision is None:
+        revision = hist.next_revision(read.obj, machine_sets, entries)
+    entry = records.record_rollout(
+        changes, read.obj, written, now, action, revision, kept, recording,
+        api_version=read.version, last_details=details,
+        entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None})
+    return entry["revision"]
+
+
+def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -235,16 +301,16 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     infrastructure template (kind/group default to the current ones); with it and no ``after``,
     the template change alone triggers the rollout.
     ``force``: replace a trigger that is already scheduled in the future.
-    ``rollout_id``: a repeated call with the id of an earlier restart (last-rollout annotation or
-    history record) plans nothing.
-    ``record``: write the last-rollout annotation {id, at, action, reason, actor} and append a
-    history entry (core.history: revision, from/to template identity, time, rollout_id, reason,
-    actor) to the history annotation, both in the same patch as the change.
-    ``machine_sets``: MachineSets of the namespace (optional) so the recorded revision also counts
-    their revisions; without them the MD revision annotation and the record are used.
-    ``history_limit``: entries the history keeps (default 10).
-    ``machines``: the namespace's Machines (optional, KCPs): with them, or with ``machine_sets`` for
-    MDs, an explicit past ``after`` that would replace nothing is planned as unchanged with a warning.
+    ``recording`` (core.record.Recording; default: record without an id): a repeated call with the
+    ``rollout_id`` of an earlier restart (last-rollout annotation or history record) plans nothing; when
+    enabled, the last-rollout annotation {id, at, action, reason, actor} and a history entry (core.history:
+    revision, from/to template identity, time, rollout_id, reason, actor; the history keeps ``history_limit``
+    entries, default 10) are written in the same patch as the change.
+    ``observed`` (core.plan.Observed; default: nothing read): ``api_version`` the object was read through,
+    its ``cluster`` (pause check, topology warning); ``machine_sets`` of the namespace so the recorded
+    revision also counts their revisions (without them the MD revision annotation and the record are used);
+    ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, an explicit past
+    ``after`` that would replace nothing is planned as unchanged with a warning.
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
     ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
@@ -253,80 +319,53 @@ def plan_restart(obj, now, api_version=None, cluster=None, after=None, infrastru
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
     switches on topology-owned objects.
     """
-    kind = apiversion.rollout_kind(obj.get("kind"))
-    version = apiversion.version_of(obj, api_version)
+    recording = recording or records.Recording()
+    observed = observed or plans.Observed()
+    read = _read(obj, observed.api_version)
     now = timeutil.truncate_seconds(now)
-    meta = obj.get("metadata") or {}
-    ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
-    after_path = apiversion.spec_path(kind, version, "rollout_after")
-    current_after_raw = paths.get_path(obj, after_path)
-    current_after = timeutil.parse_optional(current_after_raw)
-    extra = {"rollout_after": current_after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
+    extra = {"rollout_after": read.after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
              "required_templates": []}
-    history_limit = hist.validate_history_limit(history_limit, ref=ref)
+    recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
     entries, record_warnings = hist.read_record(obj)
 
-    def unchanged(message):
-        return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=message, warnings=record_warnings, **extra)
+    def unchanged(message, *warnings):
+        return plans.new_plan(obj, read.kind, read.version, plans.UNCHANGED, message=message,
+                              warnings=record_warnings + list(warnings), **extra)
 
-    applied = hist.applied_rollout(obj, rollout_id, ACTIONS, entries)
-    drift = _template_drift(obj, kind, version, infrastructure_ref) if applied else None
+    applied = hist.applied_rollout(obj, recording.rollout_id, ACTIONS, entries)
+    drift = _template_drift(obj, read.kind, read.version, infrastructure_ref) if applied else None
     if applied and not drift:
-        return unchanged(f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})")
-
-    guards.refuse_paused(obj, kind, ref, cluster)
-    target_after = _resolve_after(after, now, ref)
-    explicit_after = not _means_now(after)
-    scheduled = _already_scheduled(current_after, target_after, explicit_after, now, force, after_path, ref)
+        return unchanged(f"rollout_id {recording.rollout_id} was already applied ({applied['action']} at {applied['at']})")
+    target_after, scheduled = _guards(read, observed.cluster, after, now, force)
     if scheduled:
         return unchanged(scheduled)
 
     changes = ChangeSet()
-    new_infra_ref = None
-    if infrastructure_ref:
-        new_infra_ref = _switch_template(obj, kind, version, ref, changes, infrastructure_ref)
-    if new_infra_ref is None and explicit_after and target_after <= now:
-        why = _rolls_nothing(obj, kind, version, target_after, machine_sets, machines)
-        if why:
-            plan = unchanged(f"{after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}")
-            plan["warnings"].append(f"no rollout: CAPI only replaces Machines created before {after_path}; "
-                                    "use after=now to roll every Machine")
-            return plan
+    new_infra_ref = _switch_template(obj, read.kind, read.version, read.ref, changes, infrastructure_ref) \
+        if infrastructure_ref else None
+    if new_infra_ref is None:
+        replaces_nothing = _replaces_nothing(read, after, target_after, now, observed)
+        if replaces_nothing:
+            return unchanged(replaces_nothing, f"no rollout: CAPI only replaces Machines created before {read.after_path}; "
+                                               "use after=now to roll every Machine")
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
-    if new_infra_ref is None or after is not None:
-        if current_after != target_after:
-            changes.record(after_path, current_after_raw, timeutil.format_time(target_after))
+    triggers = new_infra_ref is None or after is not None
+    if triggers:
+        _trigger(read, changes, target_after)
     if not changes.changed:
-        return unchanged(f"{after_path} is already {timeutil.format_time(target_after)}")
+        return unchanged(f"{read.after_path} is already {timeutil.format_time(target_after)}")
 
     action = SCHEDULED if target_after > now and new_infra_ref is None else RESTARTED
-    warnings = list(record_warnings)
-    if drift:
-        warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
-                        f"({drift}): switching again")
+    warnings = record_warnings + _change_warnings(read, observed.cluster, recording.rollout_id, applied, drift)
+    written = diffs.apply_merge_patch(obj, changes.merge_patch())
     if new_infra_ref is not None:
-        extra["required_templates"] = _required_infrastructure(diffs.apply_merge_patch(obj, changes.merge_patch()), kind,
-                                                               version, meta.get("namespace"))
-    if keys.TOPOLOGY_OWNED_LABEL in (meta.get("labels") or {}):
-        warning = _topology_after_warning(obj, kind, cluster)
-        if warning:
-            warnings.append(warning)
-    if record:
-        details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
-        if action == SCHEDULED:
-            details["after"] = timeutil.format_time(target_after)
-        written = diffs.apply_merge_patch(obj, changes.merge_patch())
-        kept, revision = _replace_pending(entries, current_after, now, new_infra_ref)
-        if revision is None:
-            revision = hist.next_revision(obj, machine_sets, entries)
-        entry = records.record_rollout(
-            changes, obj, written, now, action, revision, kept, history_limit, api_version=version,
-            rollout_id=rollout_id, reason=reason, actor=actor, last_details=details,
-            entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None})
-        extra["history_revision"] = entry["revision"]
-
-    if new_infra_ref is None or after is not None:
+        extra["required_templates"] = _required_infrastructure(written, read.kind, read.version,
+                                                               (obj.get("metadata") or {}).get("namespace"))
+    if recording.enabled:
+        extra["history_revision"] = _record(read, changes, written, now, action, target_after, new_infra_ref, entries,
+                                            recording, observed.machine_sets)
+    if triggers:
         extra["rollout_after"] = timeutil.format_time(target_after)
-    message = _message(new_infra_ref, action, target_after, after_path)
-    return plans.new_plan(obj, kind, version, action, changes=changes, message=message, warnings=warnings,
-                          relied_on=patches.relied_on(kind, version, "restart"), **extra)
+    return plans.new_plan(obj, read.kind, read.version, action, changes=changes,
+                          message=_message(new_infra_ref, action, target_after, read.after_path), warnings=warnings,
+                          relied_on=patches.relied_on(read.kind, read.version, "restart"), **extra)

@@ -292,18 +292,42 @@ def _newer_rollout_after(md, kind, version, target, now):
             f"MachineSet {ms_name}: CAPI creates a new MachineSet with its template instead of reusing it"]
 
 
-def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=None, control_plane_version=None,
-              force=False, rollout_id=None, reason=None, actor=None, record=True, control_plane=None,
-              history_limit=None, existing_templates=None):
+def _checks(md, kind, version, written, target, observed, force, now, ref):
+    """Refuse a missing template of the target (unless ``observed.existing_templates`` is None: not checked) and a
+    version skew violation (unless ``force``). Returns (the templates the restored identity references, warnings)."""
+    required = tmpl.template_refs(paths.get_path(written, "spec.template.spec", {}), paths.get_path(md, "metadata.namespace"))
+    warnings = []
+    if observed.existing_templates is not None:
+        unchecked = refuse_missing_templates(required, observed.existing_templates, target["revision"], ref)
+        warnings.extend(f"{item['kind']} {item['name']} was not checked for existence" for item in unchecked)
+    warnings.extend(_skew(target["identity"], target["revision"], observed.control_plane, observed.control_plane_version,
+                          force, ref))
+    warnings.extend(_newer_rollout_after(md, kind, version, target, now))
+    return required, warnings
+
+
+def _record(md, changes, written, now, target, entries, recording, machine_sets):
+    """Record the undo (last-rollout annotation and history entry) in ``changes``; returns the recorded revision."""
+    entry = records.record_rollout(
+        changes, md, written, now, ROLLED_BACK, hist.next_revision(md, machine_sets, entries), entries, recording,
+        last_details={"to_revision": target["revision"]},
+        entry_details={"to_revision": target["revision"]})
+    return entry["revision"]
+
+
+def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None):
     """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision.
 
-    ``machine_sets``: MachineSets of the MD's namespace (ownership/selector filtering is done here).
-    ``control_plane``: the control plane object (KCP: spec.version / status.version) or
-    ``control_plane_version`` (a string); enables the version skew check (skipped with a warning
-    when neither is known). ``force``: allow topology-owned MDs and skew violations.
-    ``existing_templates``: what exists of required_templates(plan) (see
-    core.template.missing_templates for the accepted forms); None skips the check.
-    ``record``: write the last-rollout annotation and a history entry (same patch).
+    ``force``: allow topology-owned MDs and skew violations.
+    ``recording`` (core.record.Recording; default: record without an id): a repeated ``rollout_id`` of an
+    earlier undo plans nothing; when enabled, the last-rollout annotation and a history entry (keeping
+    ``history_limit`` entries) are written in the same patch.
+    ``observed`` (core.plan.Observed; default: nothing read): ``api_version`` the MD was read through, its
+    ``cluster`` (pause check); ``machine_sets`` of the MD's namespace (ownership/selector filtering is done
+    here); ``control_plane`` (the control plane object, KCP: spec.version / status.version) or
+    ``control_plane_version`` (a string) enables the version skew check (skipped with a warning when neither
+    is known); ``existing_templates``: what exists of required_templates(plan) (see
+    core.template.missing_templates for the accepted forms), None skips the check.
 
     Returns a plan with action rolled_back | unchanged plus from_revision (current revision),
     to_revision (the revision restored), target_revision (same), target_machine_set,
@@ -313,47 +337,41 @@ def plan_undo(md, machine_sets, now, to_revision=0, api_version=None, cluster=No
     paused, cluster_paused, topology_owned, revision_not_found, no_history, template_missing,
     version_skew, invalid_history_limit, invalid_reference).
     """
+    recording = recording or records.Recording()
+    observed = observed or plans.Observed()
+    machine_sets = observed.machine_sets
     meta = md.get("metadata") or {}
     ref = make_ref(md.get("kind") or "object", meta.get("namespace"), meta.get("name"))
     kind = refuse_kind(md.get("kind"), ref)
-    version = apiversion.version_of(md, api_version)
+    version = apiversion.version_of(md, observed.api_version)
     now = timeutil.truncate_seconds(now)
-    history_limit = hist.validate_history_limit(history_limit, ref=ref)
+    recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=ref))
     entries, warnings = hist.read_record(md)
     extra = {"revision_before": views.revision_of(md), "from_revision": None, "to_revision": None, "target_revision": None,
              "target_machine_set": None, "target_source": None, "target_template": None, "history_revision": None,
              "required_templates": []}
 
-    applied = hist.applied_rollout(md, rollout_id, ACTIONS, entries)
+    def unchanged(message):
+        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, message=message, **extra)
+
+    applied = hist.applied_rollout(md, recording.rollout_id, ACTIONS, entries)
     if applied:
-        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
-                              message=f"rollout_id {rollout_id} was already applied ({applied['action']} at {applied['at']})",
-                              **extra)
+        return unchanged(f"rollout_id {recording.rollout_id} was already applied ({applied['action']} at {applied['at']})")
     to_revision = _validate_revision(to_revision, ref)
-    warnings.extend(_guards(md, kind, ref, cluster, force))
+    warnings.extend(_guards(md, kind, ref, observed.cluster, force))
     target = find_target(md, machine_sets, to_revision, ref, entries)
     extra.update(_target_fields(md, machine_sets, entries, target, extra["revision_before"]))
     ms_name = extra["target_machine_set"]
-    origin = f"MachineSet {ms_name}" if ms_name else "the history record"
 
     changes = identity_changes(md, version, target["identity"], ref, _api_version_hints(md, machine_sets, entries))
     if not changes.changed:
-        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings,
-                              message=f"spec.template already equals revision {target['revision']} "
-                                      f"({ms_name or 'from the history record'})", **extra)
+        return unchanged(f"spec.template already equals revision {target['revision']} ({ms_name or 'from the history record'})")
     written = diffs.apply_merge_patch(md, changes.merge_patch())
-    extra["required_templates"] = tmpl.template_refs(paths.get_path(written, "spec.template.spec", {}), meta.get("namespace"))
-    if existing_templates is not None:
-        unchecked = refuse_missing_templates(extra["required_templates"], existing_templates, target["revision"], ref)
-        warnings.extend(f"{item['kind']} {item['name']} was not checked for existence" for item in unchecked)
-    warnings.extend(_skew(target["identity"], target["revision"], control_plane, control_plane_version, force, ref))
-    warnings.extend(_newer_rollout_after(md, kind, version, target, now))
-    if record:
-        entry = records.record_rollout(
-            changes, md, written, now, ROLLED_BACK, hist.next_revision(md, machine_sets, entries), entries, history_limit,
-            rollout_id=rollout_id, reason=reason, actor=actor, last_details={"to_revision": target["revision"]},
-            entry_details={"to_revision": target["revision"]})
-        extra["history_revision"] = entry["revision"]
+    extra["required_templates"], checked = _checks(md, kind, version, written, target, observed, force, now, ref)
+    warnings.extend(checked)
+    if recording.enabled:
+        extra["history_revision"] = _record(md, changes, written, now, target, entries, recording, machine_sets)
+    origin = f"MachineSet {ms_name}" if ms_name else "the history record"
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
                           message=f"spec.template restored from revision {target['revision']} ({origin})",
                           relied_on=patches.relied_on(kind, version, "undo"), warnings=warnings, **extra)

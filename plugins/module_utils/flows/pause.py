@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause as pauses
+from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
 
@@ -15,12 +17,13 @@ def refuse_early(params):
 
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
+    # a pause records only when asked to (rollout_id or reason), so its patch equals clusterctl's otherwise
+    recording = records.Recording.from_params(
+        params, actor, enabled=params.get("rollout_id") is not None or params.get("reason") is not None)
 
     def plan(obj):
-        return pauses.plan_pause(obj, paused=params["paused"], api_version=selected.version,
-                                 cluster=clusters.get(views.cluster_name_of(obj)), now=now,
-                                 rollout_id=params.get("rollout_id"), reason=params.get("reason"), actor=actor,
-                                 record=params.get("rollout_id") is not None or params.get("reason") is not None)
+        observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)))
+        return pauses.plan_pause(obj, paused=params["paused"], now=now, recording=recording, observed=observed)
     return plan
 
 

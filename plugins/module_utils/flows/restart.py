@@ -11,6 +11,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -47,6 +49,7 @@ def _infrastructure_refs(params):
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
     per_object = _infrastructure_refs(params)
+    recording = records.Recording.from_params(params, actor)
     machine_sets = machines = None
     if restarts.is_past(params.get("after"), now):
         # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
@@ -61,11 +64,10 @@ def planner(run, selected, clusters, now, actor):
             infrastructure_ref = params.get("infrastructure_ref")
         else:
             infrastructure_ref = per_object[obj["metadata"]["name"]]
-        return restarts.plan_restart(obj, now, api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
-                                     after=params.get("after"), infrastructure_ref=infrastructure_ref,
-                                     force=params.get("force"), rollout_id=params.get("rollout_id"),
-                                     reason=params.get("reason"), actor=actor, history_limit=params.get("history_limit"),
-                                     machine_sets=machine_sets, machines=machines)
+        observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
+                                  machine_sets=machine_sets, machines=machines)
+        return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
+                                     force=params.get("force"), recording=recording, observed=observed)
     return plan
 
 

@@ -21,6 +21,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
+from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
@@ -40,9 +42,7 @@ def planner(run, selected, clusters, now, actor):
     """plan(obj) -> the final undo plan of ``obj``, after reading what the changing objects need.
     Raises the first refusal (RolloutError) before anything is written."""
     params = run.module.params
-    options = {"to_revision": params.get("to_revision"), "force": params.get("force"),
-               "rollout_id": params.get("rollout_id"), "reason": params.get("reason"), "actor": actor,
-               "history_limit": params.get("history_limit")}
+    recording = records.Recording.from_params(params, actor)
     rollout_id = params.get("rollout_id")
     objects = selected.objects
     if rollout_id is not None and all(hist.applied_rollout(obj, rollout_id, undos.ACTIONS) for obj in objects):
@@ -51,9 +51,10 @@ def planner(run, selected, clusters, now, actor):
         machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
 
     def plan_with(obj, control_plane=None, existing=None):
-        return undos.plan_undo(obj, machine_sets, now, api_version=selected.version,
-                               cluster=clusters.get(views.cluster_name_of(obj)), control_plane=control_plane,
-                               existing_templates=existing, **options)
+        observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
+                                  machine_sets=machine_sets, control_plane=control_plane, existing_templates=existing)
+        return undos.plan_undo(obj, now, to_revision=params.get("to_revision"), force=params.get("force"),
+                               recording=recording, observed=observed)
 
     changing = [obj for obj in objects if plan_with(obj)["changed"]]
     if not changing:

@@ -479,12 +479,27 @@ def not_started(cluster):
     return [o for o in cluster["objects"] if o["result"] == "pending"]
 
 
-def repeats_object_reason(reason, cluster_name, failures):
-    """True when a cluster-level reason only repeats the reason of one of its failed objects."""
-    for failure in failures:
-        if failure["management_cluster"] == cluster_name and failure["reason"] and failure["reason"] in reason:
-            return True
-    return False
+def failed_objects(cluster):
+    """The objects a management cluster's failure is told on: those that failed or whose undo failed; without any,
+    those switched back (all that is left of a failure the report does not show)."""
+    objects = cluster["objects"]
+    failed = [o for o in objects if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
+    return failed or [o for o in objects if o["result"] == "undone"]
+
+
+def told_on_object(cluster):
+    """The one rule, for the rendered "Needs attention" section (attention) and the AWX summary (summarize), on a
+    failed management cluster whose failure its failed objects already tell: its own entry is left out when it has
+    no reason or its reason only repeats one of theirs, and its next step goes with the first failed object
+    (failed_objects) unless that one has a next step of its own. Returns that object, or None when the cluster
+    keeps an entry of its own (it did not fail, no object failed, or its reason says more)."""
+    if cluster["result"] != "failed":
+        return None
+    failed = failed_objects(cluster)
+    reason = cluster["failure_reason"]
+    if not failed or (reason and not any(o["failure_reason"] and o["failure_reason"] in reason for o in failed)):
+        return None
+    return failed[0]
 
 
 def cluster_reason(cluster):
@@ -511,26 +526,17 @@ def attention(cluster):
     ``show_cluster``: whether the management cluster gets an entry of its own (its result, reason, next step
     and the objects not started); ``failures``: [{object, next_step, also_undone}] for the objects that failed
     or whose undo failed, with the next step to show and the other objects that were switched back;
-    ``blocked``: the objects with blockers.
+    ``blocked``: the objects with blockers. A failed cluster whose failure its objects tell is shown on them
+    (told_on_object, the same rule as summarize's ``failures``). Unlike summarize's ``attention`` (every management
+    cluster that is not fully done, for AWX), this is what the rendered panel lists.
     """
     objects = cluster["objects"]
-    failed = [o for o in objects if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
-    if not failed:
-        # objects switched back for a failure the report does not show are all that is left of it
-        failed = [o for o in objects if o["result"] == "undone"]
-    show_cluster = cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and bool(
+    carrier = told_on_object(cluster)
+    show_cluster = carrier is None and cluster["result"] in ("failed", "stopped_window", "partial", "skipped") and bool(
         cluster["failure_reason"] or cluster["next_step"] or cluster["result"] != "skipped")
-    if show_cluster and cluster["result"] == "failed" and failed:
-        reasons = [{"management_cluster": cluster["name"], "reason": o["failure_reason"]} for o in failed]
-        # a failed cluster whose reason only repeats an object's is told on that object
-        show_cluster = bool(cluster["failure_reason"]) and not repeats_object_reason(
-            cluster["failure_reason"], cluster["name"], reasons)
-    # the cluster's next step then goes with its first failed object, unless that has its own
-    fallback = cluster["next_step"] if cluster["result"] == "failed" and not show_cluster else None
     failures = []
-    for obj in failed:
-        next_step = obj["next_step"] or fallback
-        fallback = None
+    for obj in failed_objects(cluster):
+        next_step = obj["next_step"] or (cluster["next_step"] if obj is carrier else None)
         also_undone = []
         undo = obj["undo"]
         if undo and undo["started"] and undo["result"] == "failed":
@@ -552,14 +558,21 @@ def _iso(value):
 
 
 def summarize(report):
-    """Counts for headers and set_stats. Accepts a raw or an already normalised report."""
+    """Counts for headers and set_stats. Accepts a raw or an already normalised report.
+
+    ``failures``: the failed management clusters that keep an entry of their own, then the failed, undone and
+    undo-failed objects; a failed cluster whose failure its objects tell is left out and its next step goes with
+    its first failed object (told_on_object, the same rule as the rendered "Needs attention" section).
+    ``attention``: every management cluster that is not fully done (failed, stopped by the window, partial, or
+    with a reason), for AWX; a different view by design from the rendered panel (attention), which leaves out
+    what the object entries already tell."""
     norm = report if isinstance(report, NormalizedReport) else normalize(report)
     clusters = norm["management_clusters"]
     cluster_counts = dict((r, 0) for r in CLUSTER_RESULTS)
     cluster_counts["total"] = len(clusters)
     per_kind = {"machine_deployments": _zero_counts(), "control_planes": _zero_counts(), "objects": _zero_counts()}
     machines_replaced = machines_to_replace = 0
-    failures, blocked, attention = [], [], []
+    cluster_failures, failures, blocked, attention = [], [], [], []
     for cluster in clusters:
         cluster_counts[cluster["result"]] = cluster_counts.get(cluster["result"], 0) + 1
         if cluster["failure_reason"] or cluster["result"] in ("failed", "stopped_window", "partial"):
@@ -570,7 +583,11 @@ def summarize(report):
                 "reason": cluster["failure_reason"],
                 "next_step": cluster["next_step"],
             })
+        carrier = told_on_object(cluster)
+        if cluster["result"] == "failed" and cluster["failure_reason"] and carrier is None:
+            cluster_failures.append(attention[-1])
         for obj in cluster["objects"]:
+            cluster_next_step = cluster["next_step"] if obj is carrier else None
             bucket = object_bucket(obj)
             kinds = ["objects"]
             if obj["kind"].lower() == "machinedeployment":
@@ -596,7 +613,7 @@ def summarize(report):
                     "object": obj["ref"],
                     "result": obj["result"],
                     "reason": obj["failure_reason"],
-                    "next_step": obj["next_step"],
+                    "next_step": obj["next_step"] or cluster_next_step,
                 })
             if obj["undo"] and obj["undo"]["result"] == "failed":
                 failures.append({
@@ -604,21 +621,10 @@ def summarize(report):
                     "object": obj["ref"],
                     "result": "undo_failed",
                     "reason": obj["undo"]["failure_reason"] or "undo failed",
-                    "next_step": obj["undo"]["next_step"],
+                    "next_step": obj["undo"]["next_step"] or cluster_next_step,
                 })
             if obj["blockers"]:
                 blocked.append({"management_cluster": cluster["name"], "object": obj["ref"], "blockers": list(obj["blockers"])})
-    cluster_failures = []
-    for item in attention:
-        if item["result"] != "failed" or not item["reason"]:
-            continue
-        if not repeats_object_reason(item["reason"], item["management_cluster"], failures):
-            cluster_failures.append(item)
-            continue
-        # the cluster entry only repeats an object's reason: keep the object entry, give it the next step
-        for failure in failures:
-            if failure["management_cluster"] == item["management_cluster"] and not failure["next_step"]:
-                failure["next_step"] = item["next_step"]
     summary = {
         "report_version": norm["report_version"],
         "refresh_id": norm["refresh_id"],

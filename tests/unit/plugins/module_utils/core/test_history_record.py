@@ -16,6 +16,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import history
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_revisions as capi
 
@@ -158,7 +160,7 @@ def test_corrupt_annotation_is_tolerated(raw, readable, warning):
     # every reader keeps working
     history.merged_history(md, [])
     history.history_info(md, [])
-    plan = restart.plan_restart(md, objs.NOW, rollout_id="r1")
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id="r1"))
     assert plan["action"] == "restarted"
     assert plan["warnings"] == warnings
     rewritten = json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])
@@ -195,7 +197,7 @@ def test_next_revision_for_kcp_is_the_record_sequence():
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_md_restart_records_history_in_the_same_patch(version):
     md = objs.machine_deployment(version, revision="2")
-    plan = restart.plan_restart(md, objs.NOW, rollout_id="chg-1", reason="CVE", actor="alice")
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id="chg-1", reason="CVE", actor="alice"))
     annotations = plan["merge_patch"]["metadata"]["annotations"]
     assert set(annotations) == {LAST, KEY}
     assert "metadata" not in plan["merge_patch"]["spec"].get("template", {})  # never inside spec.template
@@ -213,7 +215,7 @@ def test_md_restart_records_history_in_the_same_patch(version):
 def test_template_switch_records_from_and_to(version):
     md = objs.machine_deployment(version, revision="2")
     sets = [objs.machine_set(version, suffix="aaaaa", revision="2")]
-    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", machine_sets=sets)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", observed=Observed(machine_sets=sets))
     entry = json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])[-1]
     assert entry["from"]["infrastructureRef"]["name"] == "md-0-infra-v1"
     assert entry["to"]["infrastructureRef"]["name"] == "md-0-infra-v2"
@@ -226,16 +228,17 @@ def test_template_switch_records_from_and_to(version):
 
 def test_scheduled_restart_records_rollout_after_and_a_replacement_reuses_its_revision():
     md = objs.machine_deployment(revision="2")
-    first = restart.plan_restart(md, objs.NOW, after=objs.HOUR_LATER, rollout_id="a")
+    first = restart.plan_restart(md, objs.NOW, after=objs.HOUR_LATER, recording=Recording(rollout_id="a"))
     entry = json.loads(first["merge_patch"]["metadata"]["annotations"][KEY])[-1]
     assert (entry["revision"], entry["action"], entry["rollout_after"]) == (3, "scheduled", objs.HOUR_LATER)
     md = objs.apply_merge_patch(md, first["merge_patch"])
     # replaced before it fired: it never produces a MachineSet, so revision 3 is reused
-    second = restart.plan_restart(md, objs.NOW, force=True, rollout_id="b")
+    second = restart.plan_restart(md, objs.NOW, force=True, recording=Recording(rollout_id="b"))
     assert [(e["revision"], e["action"]) for e in json.loads(second["merge_patch"]["metadata"]["annotations"][KEY])] == [
         (3, "restarted")]
     # a template switch leaves the scheduled trigger (and its entry) in place
-    third = restart.plan_restart(md, objs.NOW, force=True, infrastructure_ref="md-0-infra-v2", rollout_id="c")
+    third = restart.plan_restart(md, objs.NOW, force=True, infrastructure_ref="md-0-infra-v2",
+                                 recording=Recording(rollout_id="c"))
     assert [(e["revision"], e["action"]) for e in json.loads(third["merge_patch"]["metadata"]["annotations"][KEY])] == [
         (3, "scheduled"), (4, "restarted")]
 
@@ -254,13 +257,13 @@ def test_kcp_restart_records_too(version):
 
 
 def test_no_record_means_no_history():
-    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, record=False)
+    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, recording=Recording(enabled=False))
     assert "metadata" not in plan["merge_patch"] and plan["history_revision"] is None
 
 
 def test_restart_history_limit_is_validated_before_anything():
     with pytest.raises(RolloutError) as exc:
-        restart.plan_restart(objs.machine_deployment(), objs.NOW, history_limit=0)
+        restart.plan_restart(objs.machine_deployment(), objs.NOW, recording=Recording(history_limit=0))
     assert exc.value.reason == "invalid_history_limit"
 
 
@@ -271,7 +274,7 @@ def test_pause_never_records_history(kind):
         if not paused:
             obj = objs.apply_merge_patch(obj, {"spec": {"paused": True}}) if kind == "MachineDeployment" else objs.annotate(
                 obj, "cluster.x-k8s.io/paused", "true")
-        plan = pause.plan_pause(obj, paused=paused, now=objs.NOW, rollout_id="p", record=True)
+        plan = pause.plan_pause(obj, paused=paused, now=objs.NOW, recording=Recording(rollout_id="p"))
         assert KEY not in json.dumps(plan["merge_patch"])
 
 
@@ -279,12 +282,12 @@ def test_rollout_id_idempotence_is_per_verb_and_reads_the_history():
     md = objs.machine_deployment()
     # the same id used for a pause does not swallow the restart
     md = objs.annotate(md, LAST, '{"action":"paused","at":"2026-03-01T11:00:00Z","id":"x"}')
-    plan = restart.plan_restart(md, objs.NOW, rollout_id="x")
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id="x"))
     assert plan["action"] == "restarted"
     md = objs.apply_merge_patch(md, plan["merge_patch"])
     # an unrelated later action replaces the last-rollout record; the history still knows "x"
     md = objs.annotate(md, LAST, '{"action":"resumed","at":"2026-03-01T12:10:00Z","id":"y"}')
-    again = restart.plan_restart(md, objs.NOW + datetime.timedelta(hours=1), rollout_id="x")
+    again = restart.plan_restart(md, objs.NOW + datetime.timedelta(hours=1), recording=Recording(rollout_id="x"))
     assert again["action"] == "unchanged" and "rollout_id x was already applied (restarted at 2026-03-01T12:00:00Z)" in again["message"]
 
 
@@ -293,7 +296,8 @@ def test_history_stays_bounded_after_50_restarts():
     sets = [objs.machine_set(suffix="first", revision="1")]
     for n in range(50):
         now = objs.NOW + datetime.timedelta(minutes=n + 1)
-        plan = restart.plan_restart(md, now, rollout_id=f"r{n}", reason=f"run {n}", actor="awx-job/1", machine_sets=sets)
+        plan = restart.plan_restart(md, now, recording=Recording(rollout_id=f"r{n}", reason=f"run {n}", actor="awx-job/1"),
+                                    observed=Observed(machine_sets=sets))
         assert plan["history_revision"] == n + 2
         md = objs.apply_merge_patch(md, plan["merge_patch"])
         md, sets = capi.complete_rollout(md, sets, now=now.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -304,7 +308,8 @@ def test_history_stays_bounded_after_50_restarts():
     rows = history.merged_history(md, sets)
     assert rows[0]["revision"] == 51 and rows[0]["current"] and rows[0]["source"] == "both"
     assert [r["revision"] for r in rows] == list(range(51, 40, -1))  # 41 inferred from the oldest entry's "from"
-    small = restart.plan_restart(md, objs.NOW + datetime.timedelta(days=1), history_limit=3, machine_sets=sets)
+    small = restart.plan_restart(md, objs.NOW + datetime.timedelta(days=1), recording=Recording(history_limit=3),
+                                 observed=Observed(machine_sets=sets))
     assert [e["revision"] for e in json.loads(small["merge_patch"]["metadata"]["annotations"][KEY])] == [50, 51, 52]
 
 

@@ -13,6 +13,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import history
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 # ---------------------------------------------------------------------------------------------
@@ -64,7 +66,8 @@ MS_REV_1 = _rollbacker_ms("ms-rev-1", "999", "v1.19.1", "md-template-rollback", 
 
 def test_rollbacker_to_revision_999():
     md = _rollbacker_md()
-    plan = undo.plan_undo(md, [MS_REV_2, MS_REV_1], objs.NOW, to_revision=999, control_plane_version="v1.19.3", record=False)
+    plan = undo.plan_undo(md, objs.NOW, to_revision=999, recording=Recording(enabled=False),
+                          observed=Observed(machine_sets=[MS_REV_2, MS_REV_1], control_plane_version="v1.19.3"))
     assert plan["action"] == "rolled_back"
     assert plan["target_revision"] == 999 and plan["target_machine_set"] == "ms-rev-1"
     patched = objs.apply_merge_patch(md, plan["merge_patch"])
@@ -85,7 +88,7 @@ def test_rollbacker_to_revision_999():
 ])
 def test_rollbacker_errors(to_revision, reason, text):
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(_rollbacker_md(), [MS_REV_2], objs.NOW, to_revision=to_revision)
+        undo.plan_undo(_rollbacker_md(), objs.NOW, to_revision=to_revision, observed=Observed(machine_sets=[MS_REV_2]))
     assert exc.value.reason == reason
     assert text in str(exc.value)
     assert exc.value.ref == "machinedeployment/default/test-md-0"
@@ -96,20 +99,20 @@ def test_rollbacker_paused():
     md = _rollbacker_md()
     md["spec"]["paused"] = True
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, [MS_REV_2, MS_REV_1], objs.NOW, to_revision=999)
+        undo.plan_undo(md, objs.NOW, to_revision=999, observed=Observed(machine_sets=[MS_REV_2, MS_REV_1]))
     assert exc.value.reason == "paused" and "a rollback would not roll out" in str(exc.value)
 
 
 def test_undo_rejects_kcp():
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(objs.kubeadm_control_plane(), [], objs.NOW)
+        undo.plan_undo(objs.kubeadm_control_plane(), objs.NOW, observed=Observed(machine_sets=[]))
     assert exc.value.reason == "control_plane_undo"
     assert "control-plane and etcd downgrades are unsupported" in str(exc.value)
 
 
 def test_undo_rejects_other_kinds():
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(objs.machine_set(), [], objs.NOW)
+        undo.plan_undo(objs.machine_set(), objs.NOW, observed=Observed(machine_sets=[]))
     assert exc.value.reason == "invalid_kind"
 
 
@@ -169,7 +172,8 @@ def test_empty_md_selector_owns_nothing():
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_undo_previous_revision(version):
     md, sets = _fleet(version)
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2", rollout_id="rb-1", actor="ops")
+    plan = undo.plan_undo(md, objs.NOW, recording=Recording(rollout_id="rb-1", actor="ops"),
+                          observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert plan["action"] == "rolled_back"
     assert plan["target_revision"] == 2 and plan["target_machine_set"] == "md-0-bbbbb"
     assert (plan["from_revision"], plan["to_revision"], plan["history_revision"]) == (3, 2, 4)
@@ -183,13 +187,14 @@ def test_undo_previous_revision(version):
     assert record == {"action": "rolled_back", "actor": "ops", "at": objs.NOW_TEXT, "id": "rb-1", "to_revision": 2}
     assert plan["warnings"] == []
     patched = objs.apply_merge_patch(md, plan["merge_patch"])
-    again = undo.plan_undo(patched, sets, objs.NOW, control_plane_version="v1.30.2", rollout_id="rb-1")
+    again = undo.plan_undo(patched, objs.NOW, recording=Recording(rollout_id="rb-1"),
+                           observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert again["action"] == "unchanged" and again["merge_patch"] is None
 
 
 def test_undo_to_current_template_is_unchanged():
     md, sets = _fleet("v1beta2")
-    plan = undo.plan_undo(md, sets, objs.NOW, to_revision=3, control_plane_version="v1.30.2")
+    plan = undo.plan_undo(md, objs.NOW, to_revision=3, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert plan["action"] == "unchanged"
     assert plan["message"].endswith("spec.template already equals revision 3 (md-0-ccccc)")
 
@@ -198,7 +203,7 @@ def test_undo_finds_revision_through_history():
     md, sets = _fleet("v1beta2")
     sets[2] = objs.machine_set(suffix="aaaaa", revision="4", revision_history="1", replicas=0, k8s_version="v1.30.2",
                                infra="md-0-infra-v1")
-    plan = undo.plan_undo(md, sets, objs.NOW, to_revision=1, control_plane_version="v1.30.2")
+    plan = undo.plan_undo(md, objs.NOW, to_revision=1, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert plan["target_machine_set"] == "md-0-aaaaa" and plan["target_revision"] == 1
     assert plan["target_source"] == "machineset"
 
@@ -206,7 +211,7 @@ def test_undo_finds_revision_through_history():
 def test_undo_duplicate_highest_counts_as_previous():
     md, sets = _fleet("v1beta2")
     dup = objs.machine_set(suffix="ddddd", revision="3", replicas=0, infra="md-0-infra-v9")
-    plan = undo.plan_undo(md, [sets[0], dup], objs.NOW, control_plane_version="v1.30.2")
+    plan = undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=[sets[0], dup], control_plane_version="v1.30.2"))
     assert plan["target_revision"] == 3
 
 
@@ -221,10 +226,10 @@ def test_undo_version_skew(cp_version, force, outcome):
     md, sets = _fleet("v1beta2")
     if outcome == "version_skew":
         with pytest.raises(RolloutError) as exc:
-            undo.plan_undo(md, sets, objs.NOW, control_plane_version=cp_version, force=force)
+            undo.plan_undo(md, objs.NOW, force=force, observed=Observed(machine_sets=sets, control_plane_version=cp_version))
         assert exc.value.reason == "version_skew" and "force=true" in exc.value.hint
         return
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=cp_version, force=force)
+    plan = undo.plan_undo(md, objs.NOW, force=force, observed=Observed(machine_sets=sets, control_plane_version=cp_version))
     assert plan["action"] == "rolled_back"
     if outcome == "warn":
         assert plan["warnings"][0].startswith("ignored because force=true: version v1.30.2 is a newer minor than the control "
@@ -239,22 +244,23 @@ def test_undo_topology_owned_needs_force():
     md, sets = _fleet("v1beta2")
     md = objs.label(md, "topology.cluster.x-k8s.io/owned", "")
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2")
+        undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert exc.value.reason == "topology_owned"
-    assert undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2", force=True)["action"] == "rolled_back"
+    assert undo.plan_undo(md, objs.NOW, force=True,
+                          observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))["action"] == "rolled_back"
 
 
 def test_undo_warns_when_rollout_after_prevents_reuse():
     md, sets = _fleet("v1beta1")
     md = objs.set_rollout_after(md, "2026-02-15T00:00:00Z")
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2")
+    plan = undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert "creates a new MachineSet" in plan["warnings"][0]
 
 
 def test_undo_does_not_modify_inputs():
     md, sets = _fleet("v1beta1")
     before = copy.deepcopy((md, sets))
-    undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2")
+    undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert (md, sets) == before
 
 

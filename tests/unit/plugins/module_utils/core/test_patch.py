@@ -16,6 +16,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 LAST = "rollout.capi-rollout.dev/last"
@@ -112,7 +114,7 @@ def test_restart_tests_trigger_template_version_paused_and_records(kind, version
     obj = objs.machine_deployment(version) if kind == "MachineDeployment" else objs.kubeadm_control_plane(version)
     obj = objs.annotate(obj, HISTORY, json.dumps([{"revision": 1, "at": objs.NOW_TEXT, "action": "restarted",
                                                    "to": {"version": "v1.30.2"}}]))
-    plan = restart.plan_restart(obj, objs.NOW, api_version=version, rollout_id="r1")
+    plan = restart.plan_restart(obj, objs.NOW, recording=Recording(rollout_id="r1"), observed=Observed(api_version=version))
     tests = _tests(plan["patch"])
     if kind == "MachineDeployment":
         template = obj["spec"]["template"]["spec"]
@@ -150,7 +152,7 @@ def test_restart_tests_trigger_template_version_paused_and_records(kind, version
 ])
 def test_a_change_of_a_field_the_plan_read_fails_the_patch(path, value):
     md = objs.machine_deployment("v1beta2")
-    plan = restart.plan_restart(md, objs.NOW, api_version="v1beta2")
+    plan = restart.plan_restart(md, objs.NOW, observed=Observed(api_version="v1beta2"))
     changed = copy.deepcopy(md)
     target = changed
     for key in path[:-1]:
@@ -162,7 +164,7 @@ def test_a_change_of_a_field_the_plan_read_fails_the_patch(path, value):
 
 def test_unrelated_changes_do_not_fail_the_patch():
     md = objs.machine_deployment("v1beta2")
-    plan = restart.plan_restart(md, objs.NOW, api_version="v1beta2")
+    plan = restart.plan_restart(md, objs.NOW, observed=Observed(api_version="v1beta2"))
     busy = copy.deepcopy(md)
     busy["metadata"]["resourceVersion"] = "99999"
     busy["metadata"]["annotations"]["someone.example.com/heartbeat"] = "42"
@@ -178,7 +180,7 @@ def test_pause_tests_only_the_paused_state_and_what_it_writes():
     md = objs.machine_deployment("v1beta2")
     plan = pause.plan_pause(md, paused=True)
     assert _tests(plan["patch"]) == {"/spec/paused": None, "/metadata/annotations/cluster.x-k8s.io~1paused": None}
-    recorded = pause.plan_pause(md, paused=True, now=objs.NOW, record=True)
+    recorded = pause.plan_pause(md, paused=True, now=objs.NOW, recording=Recording())
     assert _tests(recorded["patch"])["/metadata/annotations/rollout.capi-rollout.dev~1last"] is None
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 PAUSED = "cluster.x-k8s.io/paused"
@@ -91,7 +93,7 @@ def test_diff_of_resume_kcp():
 
 def test_md_resume_warns_about_annotation_and_cluster():
     md = objs.annotate(_md("v1beta2", True), PAUSED, "true")
-    plan = pause.plan_pause(md, paused=False, cluster=objs.cluster(paused=True))
+    plan = pause.plan_pause(md, paused=False, observed=Observed(cluster=objs.cluster(paused=True)))
     assert plan["action"] == "resumed"
     assert len(plan["warnings"]) == 2
     assert "annotation cluster.x-k8s.io/paused is still set" in plan["warnings"][0]
@@ -101,14 +103,14 @@ def test_md_resume_warns_about_annotation_and_cluster():
 @pytest.mark.parametrize("build, paused", [(lambda: _md("v1beta2"), True), (lambda: _kcp("v1beta1"), True),
                                            (lambda: _md("v1beta1", True), False)])
 def test_record_in_merge_patch(build, paused):
-    plan = pause.plan_pause(build(), paused=paused, now=objs.NOW, rollout_id="w1", record=True)
+    plan = pause.plan_pause(build(), paused=paused, now=objs.NOW, recording=Recording(rollout_id="w1"))
     record = json.loads(plan["merge_patch"]["metadata"]["annotations"]["rollout.capi-rollout.dev/last"])
     assert record == {"id": "w1", "at": objs.NOW_TEXT, "action": "paused" if paused else "resumed"}
 
 
 def test_record_in_json_patch_resume_kcp():
     kcp = _kcp("v1beta2", True)
-    plan = pause.plan_pause(kcp, paused=False, now=objs.NOW, record=True, actor="bob")
+    plan = pause.plan_pause(kcp, paused=False, now=objs.NOW, recording=Recording(actor="bob"))
     assert plan["patch"][:2] == [{"op": "test", "path": POINTER, "value": "true"},
                                  {"op": "test", "path": "/metadata/annotations/rollout.capi-rollout.dev~1last", "value": None}]
     assert plan["patch"][2] == {"op": "remove", "path": POINTER}

@@ -13,10 +13,12 @@ import pytest
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 LAST = "rollout.capi-rollout.dev/last"
-RECORD = {"record": False}  # patches identical to clusterctl's
+RECORD = {"recording": Recording(enabled=False)}  # patches identical to clusterctl's
 
 
 def _after_path(version):
@@ -100,9 +102,9 @@ GUARDS = [
      "paused", "cluster.x-k8s.io/paused-"),
     ("kcp paused annotation", lambda v: objs.annotate(objs.kubeadm_control_plane(v), "cluster.x-k8s.io/paused", "true"), {},
      "paused", "capi_rollout_pause with paused=false"),
-    ("cluster paused", objs.machine_deployment, {"cluster": objs.cluster(paused=True)},
+    ("cluster paused", objs.machine_deployment, {"observed": Observed(cluster=objs.cluster(paused=True))},
      "cluster_paused", "unpause Cluster default/c1"),
-    ("kcp cluster paused", objs.kubeadm_control_plane, {"cluster": objs.cluster(paused=True)},
+    ("kcp cluster paused", objs.kubeadm_control_plane, {"observed": Observed(cluster=objs.cluster(paused=True))},
      "cluster_paused", "unpause Cluster"),
     ("future trigger", lambda v: objs.set_rollout_after(objs.machine_deployment(v), objs.HOUR_LATER), {},
      "rollout_scheduled", "force=true"),
@@ -173,7 +175,7 @@ def test_after_handling(version, current, kwargs, action, written):
     md = objs.machine_deployment(version)
     if current:
         md = objs.set_rollout_after(md, current)
-    plan = restart.plan_restart(md, objs.NOW, record=False, **kwargs)
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False), **kwargs)
     assert plan["action"] == action
     assert plan["changed"] is (action != "unchanged")
     if written is None:
@@ -187,7 +189,8 @@ def test_after_handling(version, current, kwargs, action, written):
 
 
 def test_scheduled_message_and_record():
-    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, after=objs.HOUR_LATER, reason="maintenance window")
+    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, after=objs.HOUR_LATER,
+                                recording=Recording(reason="maintenance window"))
     assert plan["message"] == f"machinedeployment/default/md-0: rollout scheduled for {objs.HOUR_LATER} (spec.rollout.after)"
     record = json.loads(plan["merge_patch"]["metadata"]["annotations"][LAST])
     assert record == {"action": "scheduled", "after": objs.HOUR_LATER, "at": objs.NOW_TEXT, "reason": "maintenance window"}
@@ -201,18 +204,18 @@ def test_scheduled_message_and_record():
 @pytest.mark.parametrize("kind", ["MachineDeployment", "KubeadmControlPlane"])
 def test_rollout_id_idempotence(version, kind):
     obj = objs.machine_deployment(version) if kind == "MachineDeployment" else objs.kubeadm_control_plane(version)
-    first = restart.plan_restart(obj, objs.NOW, rollout_id="change-42", reason="CVE-2026-1", actor="alice")
+    first = restart.plan_restart(obj, objs.NOW, recording=Recording(rollout_id="change-42", reason="CVE-2026-1", actor="alice"))
     assert first["action"] == "restarted"
     record = json.loads(first["merge_patch"]["metadata"]["annotations"][LAST])
     assert record == {"id": "change-42", "at": objs.NOW_TEXT, "action": "restarted", "reason": "CVE-2026-1", "actor": "alice"}
     patched = objs.apply_merge_patch(obj, first["merge_patch"])
     # a later run (even minutes later, even when the trigger is in the past) changes nothing
     later = objs.NOW + datetime.timedelta(minutes=30)
-    again = restart.plan_restart(patched, later, rollout_id="change-42")
+    again = restart.plan_restart(patched, later, recording=Recording(rollout_id="change-42"))
     assert again["action"] == "unchanged" and again["changed"] is False and again["merge_patch"] is None
     assert "change-42 was already applied" in again["message"]
     # a new id restarts again
-    other = restart.plan_restart(patched, later, rollout_id="change-43")
+    other = restart.plan_restart(patched, later, recording=Recording(rollout_id="change-43"))
     assert other["action"] == "restarted"
     assert objs.rollout_after_in_patch(version, other["merge_patch"]) == "2026-03-01T12:29:59Z"
 
@@ -222,19 +225,20 @@ def test_repeated_rollout_id_switches_again_after_a_hand_edit(version):
     """A rollout_id only skips an object still on the template it switched to: after a colleague switched
     it back (or a rerun asks for another target), the same id switches again and says why."""
     md = objs.machine_deployment(version)
-    first = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
+    first = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", recording=Recording(rollout_id="hw-1"))
     switched = objs.apply_merge_patch(md, first["merge_patch"])
     later = objs.NOW + datetime.timedelta(minutes=5)
     # positive control: still on the target, the id is honoured
-    assert restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")["action"] == "unchanged"
+    assert restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v2",
+                                recording=Recording(rollout_id="hw-1"))["action"] == "unchanged"
     edited = copy.deepcopy(switched)
     edited["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "md-0-infra"
-    again = restart.plan_restart(edited, later, infrastructure_ref="md-0-infra-v2", rollout_id="hw-1")
+    again = restart.plan_restart(edited, later, infrastructure_ref="md-0-infra-v2", recording=Recording(rollout_id="hw-1"))
     assert again["action"] == "restarted" and again["changed"] is True
     assert again["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v2"
     assert any("was changed since (infrastructure template is DockerMachineTemplate md-0-infra, not md-0-infra-v2)" in w
                for w in again["warnings"]), again["warnings"]
-    other = restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v3", rollout_id="hw-1")
+    other = restart.plan_restart(switched, later, infrastructure_ref="md-0-infra-v3", recording=Recording(rollout_id="hw-1"))
     assert other["action"] == "restarted"
     assert other["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"]["name"] == "md-0-infra-v3"
 
@@ -242,12 +246,12 @@ def test_repeated_rollout_id_switches_again_after_a_hand_edit(version):
 def test_rollout_id_match_wins_over_pause():
     md = objs.annotate(objs.machine_deployment(), LAST, '{"action":"restarted","at":"2026-03-01T11:00:00Z","id":"7"}')
     md["spec"]["paused"] = True
-    assert restart.plan_restart(md, objs.NOW, rollout_id=7)["action"] == "unchanged"
+    assert restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id=7))["action"] == "unchanged"
 
 
 def test_record_replaces_previous_record_and_shows_in_diff():
     md = objs.annotate(objs.machine_deployment(), LAST, '{"action":"restarted","at":"2026-02-01T00:00:00Z","id":"old"}')
-    plan = restart.plan_restart(md, objs.NOW, rollout_id="new")
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id="new"))
     assert plan["before"]["metadata"]["annotations"][LAST] == '{"action":"restarted","at":"2026-02-01T00:00:00Z","id":"old"}'
     assert "rollout.capi-rollout.dev/last: '{\"action\":\"restarted\",\"at\":\"2026-03-01T12:00:00Z\",\"id\":\"new\"}'" in plan["diff"]["after"]
 
@@ -258,7 +262,7 @@ def test_record_replaces_previous_record_and_shows_in_diff():
 
 def test_md_v1beta2_template_switch_only_changes_the_ref_name():
     md = objs.machine_deployment("v1beta2")
-    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v2"}, record=False)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v2"}, recording=Recording(enabled=False))
     assert plan["action"] == "restarted"
     assert plan["merge_patch"] == {"spec": {"template": {"spec": {"infrastructureRef": {"name": "md-0-infra-v2"}}}}}
     assert plan["rollout_after"] is None  # the template change is the trigger
@@ -271,7 +275,7 @@ def test_md_v1beta2_template_switch_only_changes_the_ref_name():
 def test_md_v1beta1_template_switch_preserves_api_version_and_drops_stale_uid():
     md = objs.machine_deployment("v1beta1")
     md["spec"]["template"]["spec"]["infrastructureRef"]["uid"] = "uid-of-old-template"
-    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", record=False)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", recording=Recording(enabled=False))
     patched = objs.apply_merge_patch(md, plan["merge_patch"])
     assert patched["spec"]["template"]["spec"]["infrastructureRef"] == {
         "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2",
@@ -286,7 +290,7 @@ def test_v1beta1_switch_to_other_group_needs_api_version():
         restart.plan_restart(md, objs.NOW, infrastructure_ref=target)
     assert exc.value.reason == "invalid_infrastructure_ref" and "api_version" in exc.value.hint
     target["api_version"] = "infrastructure.cluster.x-k8s.io.example/v1beta2"
-    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref=target, record=False)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref=target, recording=Recording(enabled=False))
     assert plan["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {
         "apiVersion": "infrastructure.cluster.x-k8s.io.example/v1beta2", "kind": "AWSMachineTemplate", "name": "aws-v1"}
 
@@ -297,7 +301,7 @@ def test_v1beta1_switch_to_other_group_needs_api_version():
 ])
 def test_kcp_template_switch_paths(version, path):
     kcp = objs.kubeadm_control_plane(version)
-    plan = restart.plan_restart(kcp, objs.NOW, infrastructure_ref={"name": "c1-cp-infra-v2"}, record=False)
+    plan = restart.plan_restart(kcp, objs.NOW, infrastructure_ref={"name": "c1-cp-infra-v2"}, recording=Recording(enabled=False))
     patch = plan["merge_patch"]
     for key in path:
         patch = patch[key]
@@ -308,21 +312,22 @@ def test_kcp_template_switch_paths(version, path):
 def test_same_infra_ref_still_restarts(version):
     md = objs.machine_deployment(version)
     plan = restart.plan_restart(md, objs.NOW, infrastructure_ref={"name": "md-0-infra-v1", "kind": "DockerMachineTemplate"},
-                                record=False)
+                                recording=Recording(enabled=False))
     assert plan["action"] == "restarted"
     assert objs.rollout_after_in_patch(version, plan["merge_patch"]) == objs.TRIGGER_TEXT
     assert [c["path"] for c in plan["changes"]] == [_after_path(version)]
 
 
 def test_template_switch_with_explicit_after_sets_both():
-    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, infrastructure_ref="md-0-infra-v2", after="now", record=False)
+    plan = restart.plan_restart(objs.machine_deployment(), objs.NOW, infrastructure_ref="md-0-infra-v2", after="now",
+                                recording=Recording(enabled=False))
     assert [c["path"] for c in plan["changes"]] == ["spec.template.spec.infrastructureRef.name", "spec.rollout.after"]
 
 
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_plain_restart_of_topology_owned_is_allowed(version):
     md = objs.label(objs.machine_deployment(version), "topology.cluster.x-k8s.io/owned", "")
-    plan = restart.plan_restart(md, objs.NOW, record=False)
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False))
     assert plan["action"] == "restarted" and plan["warnings"] == []
 
 
@@ -331,12 +336,13 @@ def test_topology_owned_restart_warns_when_topology_sets_rollout_after():
     md = objs.label(md, "topology.cluster.x-k8s.io/deployment-name", "md-0")
     topology = {"workers": {"machineDeployments": [{"class": "default-worker", "name": "md-0",
                                                     "rollout": {"after": "2026-01-01T00:00:00Z"}}]}}
-    plan = restart.plan_restart(md, objs.NOW, cluster=objs.cluster(topology=topology), record=False)
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False),
+                                observed=Observed(cluster=objs.cluster(topology=topology)))
     assert plan["action"] == "restarted"
     assert len(plan["warnings"]) == 1 and "rollout.after=2026-01-01T00:00:00Z" in plan["warnings"][0]
     kcp = objs.label(objs.kubeadm_control_plane(), "topology.cluster.x-k8s.io/owned", "")
     topology = {"controlPlane": {"rollout": {"after": "2026-01-01T00:00:00Z"}}}
-    assert restart.plan_restart(kcp, objs.NOW, cluster=objs.cluster(topology=topology))["warnings"]
+    assert restart.plan_restart(kcp, objs.NOW, observed=Observed(cluster=objs.cluster(topology=topology)))["warnings"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +352,7 @@ def test_topology_owned_restart_warns_when_topology_sets_rollout_after():
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_diff_shows_only_changed_fields(version):
     md = objs.set_rollout_after(objs.machine_deployment(version), objs.HOUR_EARLIER)
-    plan = restart.plan_restart(md, objs.NOW, record=False)
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False))
     if version == "v1beta1":
         assert plan["diff"]["before"] == f'spec:\n  rolloutAfter: "{objs.HOUR_EARLIER}"\n'
         assert plan["diff"]["after"] == f'spec:\n  rolloutAfter: "{objs.TRIGGER_TEXT}"\n'
@@ -372,7 +378,8 @@ def test_plan_identity_fields():
 def test_explicit_api_version_overrides_object():
     """The client may read with one version and patch through another endpoint."""
     md = objs.bare("MachineDeployment", "md-1", "v1beta1")
-    plan = restart.plan_restart(md, objs.NOW, api_version="cluster.x-k8s.io/v1beta2", record=False)
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False),
+                                observed=Observed(api_version="cluster.x-k8s.io/v1beta2"))
     assert plan["merge_patch"] == {"spec": {"rollout": {"after": objs.TRIGGER_TEXT}}}
 
 
@@ -387,7 +394,8 @@ def test_past_after_older_than_the_current_machine_set_rolls_nothing(version):
     than it replaces no Machine, so nothing is written, recorded or reported as triggered."""
     md = objs.machine_deployment(version)
     newer = [objs.machine_set(version, suffix="bbbbb", created="2026-03-01T11:30:00Z")]
-    plan = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=newer, rollout_id="r1")
+    plan = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, recording=Recording(rollout_id="r1"),
+                                observed=Observed(machine_sets=newer))
     assert plan["action"] == "unchanged" and plan["changed"] is False and plan["merge_patch"] is None
     assert plan["history_revision"] is None
     assert "would replace no Machine: MachineSet md-0-bbbbb with the current template was created at " \
@@ -396,11 +404,12 @@ def test_past_after_older_than_the_current_machine_set_rolls_nothing(version):
     assert any("use after=now" in warning for warning in plan["warnings"])
     # a MachineSet created before the time: it rolls, exactly as without the MachineSets
     older = [objs.machine_set(version, suffix="aaaaa", created=objs.CREATED)]
-    rolled = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=older)
+    rolled = restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, observed=Observed(machine_sets=older))
     assert rolled["action"] == "restarted" and rolled["message"].endswith(f"={objs.HOUR_EARLIER})")
     # a MachineSet with another template does not count (a template switch creates a new one anyway)
     other = [objs.machine_set(version, suffix="ccccc", created="2026-03-01T11:30:00Z", infra="md-0-infra-v0")]
-    assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER, machine_sets=other)["action"] == "restarted"
+    assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER,
+                                observed=Observed(machine_sets=other))["action"] == "restarted"
 
 
 @pytest.mark.parametrize("version", objs.VERSIONS)
@@ -411,7 +420,9 @@ def test_past_after_older_than_every_control_plane_machine_rolls_nothing(version
     def machine(created):
         return {"kind": "Machine", "metadata": {"name": f"m-{created}", "namespace": "default", "creationTimestamp": created,
                                                 "labels": {"cluster.x-k8s.io/control-plane-name": name}}}
-    plan = restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER, machines=[machine("2026-03-01T11:10:00Z")])
+    plan = restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER,
+                                observed=Observed(machines=[machine("2026-03-01T11:10:00Z")]))
     assert plan["action"] == "unchanged" and "all 1 control plane Machines were created" in plan["message"]
     mixed = [machine("2026-03-01T11:10:00Z"), machine(objs.CREATED)]
-    assert restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER, machines=mixed)["action"] == "restarted"
+    assert restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER,
+                                observed=Observed(machines=mixed))["action"] == "restarted"

@@ -18,6 +18,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Observed
+from ansible_collections.capi.rollout.plugins.module_utils.core.record import Recording
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_revisions as capi
 
@@ -55,11 +57,13 @@ def _start(version="v1beta2"):
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_v114_switch_undo_from_record_and_undo_again(version):
     md, sets = _start(version)
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", rollout_id="switch", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", recording=Recording(rollout_id="switch"),
+                                observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.14", 1)
     assert [ms["spec"]["template"]["spec"]["infrastructureRef"]["name"] for ms in sets] == ["infra-b"]  # A deleted
 
-    back = undo.plan_undo(md, sets, _at(2), control_plane_version=CP, rollout_id="undo-1")
+    back = undo.plan_undo(md, _at(2), recording=Recording(rollout_id="undo-1"),
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert (back["from_revision"], back["to_revision"], back["history_revision"]) == (2, 1, 3)
     assert back["target_source"] == "record" and back["target_machine_set"] is None
     assert back["message"].endswith("spec.template restored from revision 1 (the history record)")
@@ -67,7 +71,8 @@ def test_v114_switch_undo_from_record_and_undo_again(version):
     md, sets = _apply(md, sets, back, "v1.14", 2)
     assert _infra(md) == "infra-a" and md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] == "3"
 
-    again = undo.plan_undo(md, sets, _at(3), control_plane_version=CP, rollout_id="undo-2")
+    again = undo.plan_undo(md, _at(3), recording=Recording(rollout_id="undo-2"),
+                           observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert (again["from_revision"], again["to_revision"], again["target_source"]) == (3, 2, "record")
     md, sets = _apply(md, sets, again, "v1.14", 3)
     assert _infra(md) == "infra-b"
@@ -85,20 +90,20 @@ def test_v114_switch_undo_from_record_and_undo_again(version):
 def test_v114_to_revision_only_in_the_record():
     md, sets = _start()
     for minutes, infra in ((1, "infra-b"), (2, "infra-c")):
-        plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=infra, machine_sets=sets)
+        plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=infra, observed=Observed(machine_sets=sets))
         md, sets = _apply(md, sets, plan, "v1.14", minutes)
     assert len(sets) == 1
-    plan = undo.plan_undo(md, sets, _at(5), to_revision=1, control_plane_version=CP)
+    plan = undo.plan_undo(md, _at(5), to_revision=1, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert plan["target_source"] == "record" and plan["target_template"]["infrastructure_ref"]["name"] == "infra-a"
     assert plan["history_revision"] == 4
 
 
 def test_v114_missing_revision_lists_the_ones_that_exist():
     md, sets = _start()
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.14", 1)
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, _at(2), to_revision=7, control_plane_version=CP)
+        undo.plan_undo(md, _at(2), to_revision=7, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.reason == "revision_not_found"
     assert "unable to find specified MachineDeployment revision: 7" in str(exc.value)
     assert exc.value.hint.startswith("revisions that exist: 2 (current), 1 (record only).")
@@ -107,7 +112,7 @@ def test_v114_missing_revision_lists_the_ones_that_exist():
 def test_v114_without_any_record_there_is_no_history():
     md, sets = _start()
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, _at(1), control_plane_version=CP)
+        undo.plan_undo(md, _at(1), observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.reason == "no_history"
     assert "revisions that exist: 1 (current)" in exc.value.hint and "CAPI v1.11+ deletes old MachineSets" in exc.value.hint
 
@@ -118,10 +123,10 @@ def test_v114_without_any_record_there_is_no_history():
 
 def test_v110_undo_reuses_the_old_machine_set():
     md, sets = _start("v1beta1")
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.10", 1)
     assert len(sets) == 2
-    back = undo.plan_undo(md, sets, _at(2), control_plane_version=CP)
+    back = undo.plan_undo(md, _at(2), observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert (back["to_revision"], back["target_source"], back["target_machine_set"]) == (1, "machineset", "md-0-aaaaa")
     md, sets = _apply(md, sets, back, "v1.10", 2)
     ms_a = [ms for ms in sets if ms["metadata"]["name"] == "md-0-aaaaa"][0]
@@ -132,18 +137,19 @@ def test_v110_undo_reuses_the_old_machine_set():
         (3, "both", "md-0-aaaaa"), (2, "both", sets[0]["metadata"]["name"] if sets[0] is not ms_a else sets[1]["metadata"]["name"]),
         (1, "both", "md-0-aaaaa")]
     # the previous revision is 2 again (B), from its kept MachineSet
-    again = undo.plan_undo(md, sets, _at(3), control_plane_version=CP)
+    again = undo.plan_undo(md, _at(3), observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert (again["to_revision"], again["target_source"]) == (2, "machineset")
 
 
 def test_machine_set_wins_over_the_record():
     md, sets = _start("v1beta1")
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.10", 1)
     record = json.loads(md["metadata"]["annotations"][KEY])
     record[0]["from"]["infrastructureRef"]["name"] = "tampered"
     md = objs.annotate(md, KEY, json.dumps(record))
-    assert undo.plan_undo(md, sets, _at(2), control_plane_version=CP)["target_template"]["infrastructure_ref"]["name"] == "infra-a"
+    plan = undo.plan_undo(md, _at(2), observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert plan["target_template"]["infrastructure_ref"]["name"] == "infra-a"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,7 +168,8 @@ def test_undo_only_touches_the_identity(version):
     old["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "1"
     sets[0]["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
-    plan = undo.plan_undo(md, [old] + sets, objs.NOW, control_plane_version="v1.29.9", record=False)
+    plan = undo.plan_undo(md, objs.NOW, recording=Recording(enabled=False),
+                          observed=Observed(machine_sets=[old] + sets, control_plane_version="v1.29.9"))
     assert plan["merge_patch"] == {"spec": {"template": {"spec": {
         "version": "v1.29.4", "infrastructureRef": {"name": "infra-old"}, "failureDomain": None}}}}
     patched = objs.apply_merge_patch(md, plan["merge_patch"])
@@ -179,7 +186,8 @@ def test_undo_switches_between_config_ref_and_data_secret_name():
     old = objs.machine_set(suffix="zzzzz", revision="1", infra="infra-a")
     old["spec"]["template"]["spec"]["bootstrap"] = {"dataSecretName": "pre-baked"}
     sets[0]["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
-    plan = undo.plan_undo(md, sets + [old], objs.NOW, control_plane_version=CP, record=False)
+    plan = undo.plan_undo(md, objs.NOW, recording=Recording(enabled=False),
+                          observed=Observed(machine_sets=sets + [old], control_plane_version=CP))
     assert plan["merge_patch"] == {"spec": {"template": {"spec": {"bootstrap": {"configRef": None, "dataSecretName": "pre-baked"}}}}}
     assert plan["required_templates"] == [{"role": "infrastructure", "api_group": "infrastructure.cluster.x-k8s.io",
                                            "kind": "DockerMachineTemplate", "name": "infra-a", "namespace": "default"}]
@@ -197,12 +205,13 @@ def test_v1beta1_record_ref_gets_a_full_api_version():
     md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     sets[0]["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] = "2"
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP)
+        undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.reason == "invalid_reference" and "OtherTemplate other" in str(exc.value)
     v2_record[0]["from"]["infrastructureRef"] = {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate",
                                                  "name": "infra-z"}
     md = objs.annotate(md, KEY, history.serialize(v2_record))
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, record=False)
+    plan = undo.plan_undo(md, objs.NOW, recording=Recording(enabled=False),
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert plan["merge_patch"]["spec"]["template"]["spec"]["infrastructureRef"] == {"name": "infra-z"}
 
 
@@ -229,14 +238,14 @@ def test_paused_is_refused(bend, reason, text):
     cluster = objs.cluster()
     bend(md, cluster)
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, cluster=cluster, control_plane_version=CP, force=True)
+        undo.plan_undo(md, objs.NOW, force=True, observed=Observed(cluster=cluster, machine_sets=sets, control_plane_version=CP))
     assert exc.value.reason == reason and text in str(exc.value) and exc.value.hint
 
 
 @pytest.mark.parametrize("version", objs.VERSIONS)
 def test_kcp_is_refused_with_the_reason(version):
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(objs.kubeadm_control_plane(version), [], objs.NOW, force=True)
+        undo.plan_undo(objs.kubeadm_control_plane(version), objs.NOW, force=True, observed=Observed(machine_sets=[]))
     assert exc.value.reason == "control_plane_undo"
     assert str(exc.value).startswith("kubeadmcontrolplane/default/c1-cp: undo of a KubeadmControlPlane is refused: "
                                      "control-plane and etcd downgrades are unsupported")
@@ -247,10 +256,10 @@ def test_topology_owned_refused_then_allowed_with_force():
     md, sets = _two_revisions()
     md = objs.label(md, "topology.cluster.x-k8s.io/owned", "")
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP)
+        undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.reason == "topology_owned"
     assert "Cluster topology" in exc.value.hint and "force=true" in exc.value.hint
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, force=True)
+    plan = undo.plan_undo(md, objs.NOW, force=True, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert plan["action"] == "rolled_back"
     assert any("topology controller reverts spec.template" in w for w in plan["warnings"])
 
@@ -259,13 +268,14 @@ def test_topology_owned_refused_then_allowed_with_force():
 def test_invalid_revisions(value):
     md, sets = _two_revisions()
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, to_revision=value)
+        undo.plan_undo(md, objs.NOW, to_revision=value, observed=Observed(machine_sets=sets))
     assert exc.value.reason == "invalid_revision"
 
 
 def test_to_revision_as_text_is_accepted():
     md, sets = _two_revisions()
-    assert undo.plan_undo(md, sets, objs.NOW, to_revision="1", control_plane_version=CP)["to_revision"] == 1
+    assert undo.plan_undo(md, objs.NOW, to_revision="1",
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))["to_revision"] == 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,16 +315,16 @@ def test_version_skew_rules_are_refused_and_forceable(cp_spec, cp_status, target
     else:
         kcp["status"]["version"] = cp_status
     if not rules:
-        assert undo.plan_undo(md, sets, objs.NOW, control_plane=kcp)["warnings"] == []
+        assert undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane=kcp))["warnings"] == []
         return
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane=kcp)
+        undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane=kcp))
     assert exc.value.reason == "version_skew"
     text = str(exc.value)
     assert text.startswith("machinedeployment/default/md-0: revision 1 breaks the Kubernetes version skew policy: ")
     assert f"version {target}" in text and cp_spec in text and "(rule: " in text
     assert "force=true" in exc.value.hint
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane=kcp, force=True)
+    plan = undo.plan_undo(md, objs.NOW, force=True, observed=Observed(machine_sets=sets, control_plane=kcp))
     assert plan["action"] == "rolled_back"
     assert len(plan["warnings"]) == len(rules) and all(w.startswith("ignored because force=true: ") for w in plan["warnings"])
 
@@ -322,7 +332,7 @@ def test_version_skew_rules_are_refused_and_forceable(cp_spec, cp_status, target
 def test_version_skew_message_shows_both_versions_and_the_rule():
     md, sets = _two_revisions(k8s_old="v1.26.9", bootstrap_kind="TalosConfigTemplate")
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane_version="v1.30.2")
+        undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version="v1.30.2"))
     assert exc.value.msg == ("revision 1 breaks the Kubernetes version skew policy: version v1.26.9 is 4 minors older than the "
                              "control plane v1.30.2, at most 3 allowed (rule: a worker may be at most 3 minors older than a "
                              "control plane on v1.28 or newer, 2 minors before v1.28)")
@@ -333,7 +343,7 @@ def test_unknown_control_plane_version_is_a_warning():
     kcp = objs.kubeadm_control_plane()
     del kcp["spec"]["version"]
     del kcp["status"]["version"]
-    assert undo.plan_undo(md, sets, objs.NOW, control_plane=kcp)["warnings"] == [
+    assert undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane=kcp))["warnings"] == [
         "control plane version unknown: Kubernetes version skew was not checked"]
 
 
@@ -353,7 +363,7 @@ def _kubeadm(name):
 
 def test_required_templates_and_grouping():
     md, sets = _two_revisions()
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP)
+    plan = undo.plan_undo(md, objs.NOW, observed=Observed(machine_sets=sets, control_plane_version=CP))
     required = undo.required_templates(plan)
     assert required == [
         {"role": "infrastructure", "api_group": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate",
@@ -381,11 +391,13 @@ def test_required_templates_and_grouping():
 def test_missing_template_is_refused_and_named(existing, missing):
     md, sets = _two_revisions()
     if missing is None:
-        plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, existing_templates=existing)
+        plan = undo.plan_undo(md, objs.NOW,
+                              observed=Observed(machine_sets=sets, control_plane_version=CP, existing_templates=existing))
         assert plan["action"] == "rolled_back" and plan["warnings"] == []
         return
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, existing_templates=existing, force=True)
+        undo.plan_undo(md, objs.NOW, force=True,
+                       observed=Observed(machine_sets=sets, control_plane_version=CP, existing_templates=existing))
     assert exc.value.reason == "template_missing"
     assert f"revision 1 references {missing}, which no longer exist(s): the rollout could never finish" in str(exc.value)
 
@@ -393,7 +405,8 @@ def test_missing_template_is_refused_and_named(existing, missing):
 def test_unchecked_template_kinds_are_a_warning():
     md, sets = _two_revisions()
     existing = {("infrastructure.cluster.x-k8s.io", "DockerMachineTemplate"): ["infra-old"]}
-    plan = undo.plan_undo(md, sets, objs.NOW, control_plane_version=CP, existing_templates=existing)
+    plan = undo.plan_undo(md, objs.NOW,
+                          observed=Observed(machine_sets=sets, control_plane_version=CP, existing_templates=existing))
     assert plan["warnings"] == ["KubeadmConfigTemplate md-0-bootstrap was not checked for existence"]
 
 
@@ -412,11 +425,11 @@ def test_template_key_forms():
 
 def test_planning_writes_nothing():
     md, sets = _start()
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.14", 1)
     before = copy.deepcopy((md, sets))
-    plan = undo.plan_undo(md, sets, _at(2), control_plane_version=CP,
-                          existing_templates=[_docker("infra-a"), _kubeadm("md-0-bootstrap")])
+    plan = undo.plan_undo(md, _at(2), observed=Observed(machine_sets=sets, control_plane_version=CP,
+                                                        existing_templates=[_docker("infra-a"), _kubeadm("md-0-bootstrap")]))
     assert (md, sets) == before
     assert plan["changed"] and plan["diff"]["before"] and plan["diff"]["after"]
     assert "infra-a" in plan["diff"]["after"] and "new: " in plan["diff"]["after"]
@@ -426,42 +439,49 @@ def test_planning_writes_nothing():
 def test_rollout_id_makes_undo_idempotent(release):
     version = "v1beta1" if release == "v1.10" else "v1beta2"
     md, sets = _start(version)
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, release, 1)
-    first = undo.plan_undo(md, sets, _at(2), control_plane_version=CP, rollout_id="undo-42")
+    first = undo.plan_undo(md, _at(2), recording=Recording(rollout_id="undo-42"),
+                           observed=Observed(machine_sets=sets, control_plane_version=CP))
     md, sets = _apply(md, sets, first, release, 2)
-    again = undo.plan_undo(md, sets, _at(3), control_plane_version=CP, rollout_id="undo-42")
+    again = undo.plan_undo(md, _at(3), recording=Recording(rollout_id="undo-42"),
+                           observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert again["action"] == "unchanged" and again["merge_patch"] is None
     assert "rollout_id undo-42 was already applied (rolled_back at 2026-03-01T12:02:00Z)" in again["message"]
     # still idempotent after another change replaced the last-rollout record
-    plan = restart.plan_restart(md, _at(4), rollout_id="other", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(4), recording=Recording(rollout_id="other"), observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, release, 4)
-    assert undo.plan_undo(md, sets, _at(5), control_plane_version=CP, rollout_id="undo-42")["action"] == "unchanged"
+    assert undo.plan_undo(md, _at(5), recording=Recording(rollout_id="undo-42"),
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))["action"] == "unchanged"
     # without a rollout_id undo runs again; after a plain restart the previous revision (3) has the
     # same template (clusterctl semantics), so only an explicit revision goes further back
-    same = undo.plan_undo(md, sets, _at(5), control_plane_version=CP)
+    same = undo.plan_undo(md, _at(5), observed=Observed(machine_sets=sets, control_plane_version=CP))
     origin = "from the history record" if release == "v1.14" else "md-0-aaaaa"
     assert same["action"] == "unchanged"
     assert same["message"].endswith(f"spec.template already equals revision 3 ({origin})")
-    further = undo.plan_undo(md, sets, _at(5), to_revision=2, control_plane_version=CP)
+    further = undo.plan_undo(md, _at(5), to_revision=2, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert further["action"] == "rolled_back" and further["target_template"]["infrastructure_ref"]["name"] == "infra-b"
 
 
 def test_restart_id_does_not_make_an_undo_unchanged():
     md, sets = _start()
-    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", rollout_id="same", machine_sets=sets)
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", recording=Recording(rollout_id="same"),
+                                observed=Observed(machine_sets=sets))
     md, sets = _apply(md, sets, plan, "v1.14", 1)
-    assert undo.plan_undo(md, sets, _at(2), control_plane_version=CP, rollout_id="same")["action"] == "rolled_back"
+    assert undo.plan_undo(md, _at(2), recording=Recording(rollout_id="same"),
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))["action"] == "rolled_back"
 
 
 def test_undo_history_respects_history_limit():
     md, sets = _start()
     for minutes in range(1, 8):
-        plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=f"infra-{minutes}", machine_sets=sets, history_limit=4)
+        plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=f"infra-{minutes}", recording=Recording(history_limit=4),
+                                    observed=Observed(machine_sets=sets))
         md, sets = _apply(md, sets, plan, "v1.14", minutes)
-    plan = undo.plan_undo(md, sets, _at(9), control_plane_version=CP, history_limit=4)
+    plan = undo.plan_undo(md, _at(9), recording=Recording(history_limit=4),
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert [e["revision"] for e in json.loads(plan["merge_patch"]["metadata"]["annotations"][KEY])] == [6, 7, 8, 9]
     with pytest.raises(RolloutError) as exc:
-        undo.plan_undo(md, sets, _at(9), to_revision=2, control_plane_version=CP)
+        undo.plan_undo(md, _at(9), to_revision=2, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.hint.startswith("revisions that exist: 8 (current), 7 (record only), 6 (record only), 5 (record only), "
                                      "4 (record only).")

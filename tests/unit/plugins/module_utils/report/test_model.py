@@ -178,6 +178,31 @@ def test_attention_keeps_a_cluster_reason_of_its_own():
     assert needs["failures"][0]["next_step"] is None  # the cluster entry carries it
 
 
+def _failed_report(reason):
+    return {"management_clusters": [{
+        "name": "m", "result": "failed", "failure_reason": reason, "next_step": "fix it",
+        "objects": [{"name": "a", "namespace": "ns", "result": "failed", "failure_reason": "stalled", "undo": UNDO_DONE},
+                    {"name": "b", "namespace": "ns", "result": "undone", "failure_reason": "switched back", "undo": UNDO_DONE}]}]}
+
+
+@pytest.mark.parametrize("reason", ["ns/a: stalled", None])
+def test_summary_and_attention_tell_a_repeated_failure_on_the_same_object(reason):
+    report = _failed_report(reason)
+    needs = model.attention(model.normalize(report)["management_clusters"][0])
+    failures = model.summarize(report)["failures"]
+    assert needs["show_cluster"] is False and [f["next_step"] for f in needs["failures"]] == ["fix it"]
+    assert [(f["object"], f["next_step"]) for f in failures] == [
+        ("MachineDeployment/ns/a", "fix it"), ("MachineDeployment/ns/b", None)]
+
+
+def test_summary_and_attention_keep_a_cluster_reason_of_their_own():
+    report = _failed_report("lock lost")
+    assert model.attention(model.normalize(report)["management_clusters"][0])["show_cluster"] is True
+    failures = model.summarize(report)["failures"]
+    assert [(f["object"], f["next_step"]) for f in failures] == [
+        (None, "fix it"), ("MachineDeployment/ns/a", None), ("MachineDeployment/ns/b", None)]
+
+
 def test_attention_prefers_the_next_step_of_a_failed_undo():
     cluster = cluster_of({"name": "a", "result": "failed", "next_step": "retry",
                           "undo": dict(UNDO_DONE, result="failed", next_step="roll back by hand")})

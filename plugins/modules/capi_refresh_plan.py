@@ -201,7 +201,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.refresh_plan im
 TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides", "labels", "annotations", "objects")}
 
 
-
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(

@@ -55,6 +55,7 @@ attributes:
     support: none
   platform:
     description: Writes on the Ansible controller.
+    support: full
     platforms: posix
 seealso:
   - plugin: capi.rollout.rollout_report_markdown

@@ -254,8 +254,8 @@ def _run_objects(module):
     run = Run(module)
     run.connect()
     refs = [object_ref(entry, params["namespace"]) for entry in params["objects"]]
-    todo, failed = check_objects(run, [object_request(entry, params["namespace"], params.get("force"))
-                                        for entry in params["objects"]])
+    requests = [object_request(entry, params["namespace"], params.get("force")) for entry in params["objects"]]
+    todo, failed = check_objects(run, requests)
     checked = not failed
     if checked:
         for index, clone in enumerate(todo):

@@ -249,8 +249,11 @@ def pool_manager(config):
     if not (config.ssl_ca_cert or config.ca_cert_data):
         context.load_default_certs()  # urllib3 does it only for contexts it makes itself
     # urllib3 loads the files when it connects: a bad CA or key file is a TLS error of the request, as before.
+    # Connections kept per host as the kubernetes client keeps them (5 per CPU): an open watch holds one, and the
+    # reads made meanwhile would otherwise each open a new TLS connection and drop it.
     args = {"ssl_context": context, "ca_certs": config.ssl_ca_cert, "ca_cert_data": config.ca_cert_data,
-            "cert_file": config.cert_file, "key_file": config.key_file, "retries": False}
+            "cert_file": config.cert_file, "key_file": config.key_file, "retries": False, "num_pools": 4,
+            "maxsize": (os.cpu_count() or 1) * 5}
     if config.tls_server_name:
         args["server_hostname"] = config.tls_server_name
     # As kubernetes.client.Configuration: an explicit proxy, else the environment's; no_proxy applies to both.

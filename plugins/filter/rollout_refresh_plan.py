@@ -25,13 +25,14 @@ description:
 positional: _input
 options:
   _input:
-    description: The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (see P(capi.rollout.rollout_refresh_targets#filter)).
+    description: The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (RV(capi.rollout.capi_refresh_plan#module:targets), or see P(capi.rollout.rollout_refresh_targets#filter)).
     type: list
     elements: dict
     required: true
   clones:
     description:
-      - The results of M(capi.rollout.capi_machine_template) in check mode, one per object - either the C(results) of
+      - The results of M(capi.rollout.capi_machine_template) in check mode, one per object - the
+        RV(capi.rollout.capi_refresh_plan#module:clones) (the same entries), the C(results) of
         a task looped over the objects (each with the object as C(item)), or a dictionary from object reference
         (C(ref)) to C(ok) (bool), C(msg) (why it failed), C(infrastructure_ref) and C(template).
     type: raw

@@ -17,7 +17,8 @@ description:
   - Control planes belong to the selected workload clusters - those in O(clusters), else (when the
     MachineDeployments were narrowed by O(names) or label selectors, O(narrowed)) the workload clusters of the
     selected MachineDeployments, else all.
-  - Used by the C(capi.rollout.hardware_refresh) role.
+  - The selection M(capi.rollout.capi_refresh_plan) makes in one module call (the same code); C(playbooks/rollback.yml)
+    uses this filter over the results of M(capi.rollout.capi_rollout_info).
 positional: _input
 options:
   _input:

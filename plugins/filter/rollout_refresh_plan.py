@@ -25,7 +25,9 @@ description:
 positional: _input
 options:
   _input:
-    description: The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (RV(capi.rollout.capi_refresh_plan#module:targets), or see P(capi.rollout.rollout_refresh_targets#filter)).
+    description:
+      - The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources)
+        (RV(capi.rollout.capi_refresh_plan#module:targets), or see P(capi.rollout.rollout_refresh_targets#filter)).
     type: list
     elements: dict
     required: true

@@ -114,13 +114,11 @@ def rollout_refresh_plan(candidates, clones=None, control_planes=None, refresh_i
         raise AnsibleFilterError("rollout_refresh_plan: the input must be a list and clones a list or dictionary")
     if isinstance(clones, (list, tuple)):
         clones = refresh.clone_outcomes(clones)
-    objects = refresh.plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
-                           refresh_id=str(refresh_id), mode=mode, restart=bool(restart))
     try:
-        waves = refresh.plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
+        return refresh.refresh_plan(candidates, clones, control_planes=control_planes, refresh_id=refresh_id, mode=mode,
+                                    max_in_flight=max_in_flight, canary=canary, restart=restart)
     except ValueError as err:
         raise AnsibleFilterError(f"rollout_refresh_plan: {err}")
-    return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
 
 
 class FilterModule(object):

@@ -7,17 +7,19 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: capi_refresh_plan
-short_description: Read and check everything a hardware refresh of one Cluster API management cluster needs, in one call
+short_description: Plan a hardware refresh of one Cluster API management cluster, in one call
 version_added: 0.1.0
 description:
   - Reads the MachineDeployments and KubeadmControlPlanes of the given namespaces, picks the objects a hardware
-    refresh covers, and plans the new infrastructure template of each - in one module call, whatever the number of
-    objects. The C(capi.rollout.hardware_refresh) role plans every management cluster with it; the decisions (waves,
-    blockers, the plan table) are then made by the filters P(capi.rollout.rollout_refresh_plan#filter) and
+    refresh covers, plans the new infrastructure template of each and makes the plan - per object the action, its
+    blockers and its wave - in one module call, whatever the number of objects. The C(capi.rollout.hardware_refresh)
+    role plans every management cluster with it; whether the run stops after the plan is then decided by the filter
     P(capi.rollout.rollout_refresh_stop#filter).
-  - The objects are described as M(capi.rollout.capi_rollout_info) describes them (RV(machine_deployments),
-    RV(control_planes)). O(label_selectors) narrows the MachineDeployments only; every control plane of the
-    namespaces is read, for the Kubernetes version skew check.
+  - The plan is the one the filter P(capi.rollout.rollout_refresh_plan#filter) makes from
+    M(capi.rollout.capi_rollout_info) and M(capi.rollout.capi_machine_template) results (the same code); only the plan
+    is returned, not every object read, so that the result stays small.
+  - O(label_selectors) narrows the MachineDeployments only; every control plane of the namespaces is read, for the
+    Kubernetes version skew check.
   - The new template of every picked object that is not managed by a ClusterClass topology is planned as
     M(capi.rollout.capi_machine_template) with O(capi.rollout.capi_machine_template#module:objects) plans it in check
     mode - read, the clone planned, its create sent as a server-side dry run (what the API server would prune or
@@ -82,7 +84,24 @@ options:
         type: dict
         default: {}
   restart:
-    description: Plan a restart on the current templates - no new template is planned (RV(clones) is empty).
+    description: Plan a restart on the current templates - no new template is planned.
+    type: bool
+    default: false
+  refresh_id:
+    description:
+      - The id of the refresh (its rollout id). An object this refresh already switched is V(unchanged) when its
+        rollout is complete and resumed (waited for, not switched again) while it still runs; an object the refresh's
+        undo switched back is skipped.
+    type: str
+    required: true
+  max_in_flight:
+    description:
+      - The most objects per wave - a number or a percentage of the objects to switch, for example V(25%). Control
+        planes come first, then MachineDeployments, spread over workload clusters.
+    type: raw
+    default: 1
+  canary:
+    description: Start the MachineDeployments with a wave of one.
     type: bool
     default: false
   lock:
@@ -127,6 +146,9 @@ EXAMPLES = r'''
   capi.rollout.capi_refresh_plan:
     namespaces: [fleet-a, fleet-b]
     control_plane: true
+    refresh_id: hw-2026-11
+    max_in_flight: 25%
+    canary: true
     templates:
       overrides:
         customImage: registry.example.com/capi/node:v1.30.6
@@ -134,41 +156,38 @@ EXAMPLES = r'''
         "cluster:prod-gpu":
           overrides:
             instanceType: g5.2xlarge
-  register: selection
+  register: refresh_plan
 
-- name: The objects whose new template was refused
+- name: The objects that cannot be refreshed, and why
   ansible.builtin.debug:
-    msg: "{{ selection.clones | selectattr('failed') | map(attribute='ref') | list }}"
+    msg: "{{ refresh_plan.plan.blocked | map(attribute='ref') | zip(refresh_plan.plan.blocked | map(attribute='blockers')) | list }}"
 '''
 
 RETURN = r'''
-machine_deployments:
-  description: Every MachineDeployment read (narrowed by O(label_selectors)), as RV(capi.rollout.capi_rollout_info#module:resources).
+plan:
+  description: The plan, as P(capi.rollout.rollout_refresh_plan#filter) makes it.
   returned: success
-  type: list
-  elements: dict
-control_planes:
-  description: Every KubeadmControlPlane of the namespaces, as RV(capi.rollout.capi_rollout_info#module:resources).
-  returned: success
-  type: list
-  elements: dict
-targets:
-  description:
-    - The objects the refresh covers - control planes first (with O(control_plane)), then MachineDeployments (with
-      O(workers)) - each as in RV(machine_deployments) plus C(clone), the O(templates) settings merged for it
-      (C(overrides), C(labels), C(annotations)).
-  returned: success
-  type: list
-  elements: dict
-clones:
-  description:
-    - The new template of every target not managed by a ClusterClass topology, as
-      RV(capi.rollout.capi_machine_template#module:results) in check mode - C(ref), C(failed), and either
-      C(infrastructure_ref), C(template), C(created) (V(true) when it would be created), C(changes), C(message) or
-      C(msg), C(reason), C(hint) saying why it cannot be made. Empty with O(restart).
-  returned: success
-  type: list
-  elements: dict
+  type: dict
+  contains:
+    objects:
+      description:
+        - Per object the refresh covers - control planes first (with O(control_plane)), then MachineDeployments (with
+          O(workers)) - the fields of the fleet report (C(kind), C(namespace), C(name), C(cluster), C(replicas),
+          C(before), C(after), C(action) V(switch), V(unchanged) or V(skip), C(result) V(planned) in check mode or
+          V(pending), C(blockers), C(notes), C(wave)), and C(ref), C(target_ref), C(resume), C(wait) and C(clone) (the
+          O(templates) settings merged for the object), which the role's waves use.
+        - An object whose new template cannot be made (a typo the API server prunes, a refused create) is skipped with
+          the reason among its C(blockers).
+      type: list
+      elements: dict
+    waves:
+      description: The waves, in order - C(index), C(name) (V(control-plane-N), V(canary), V(wave-N)), C(kind), C(objects) (refs).
+      type: list
+      elements: dict
+    blocked:
+      description: The objects with blockers.
+      type: list
+      elements: dict
 lock:
   description:
     - With O(lock), what M(capi.rollout.capi_rollout_lock) in check mode returns - C(would_acquire), C(message),
@@ -213,6 +232,9 @@ def main():
             workers={"type": "bool", "default": True},
             templates={"type": "dict", "default": {}, "options": TEMPLATE_OPTIONS},
             restart={"type": "bool", "default": False},
+            refresh_id={"type": "str", "required": True},
+            max_in_flight={"type": "raw", "default": 1},
+            canary={"type": "bool", "default": False},
             lock={"type": "dict", "options": args.LEASE_ARG_SPEC},
         ),
         supports_check_mode=True,

@@ -372,31 +372,41 @@ REFRESH_TEMPLATES = {"overrides": {"customImage": "kindest/node:v1.35.0"},
 
 
 @pytest.mark.parametrize("check", [False, True])
-def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing(env, check):
+def test_refresh_plan_reads_checks_and_plans_everything_in_one_call_and_writes_nothing(env, check):
     mark = env.mark()
-    res = env.run("capi_refresh_plan", check=check, diff=True, namespaces=[NS], control_plane=True, templates=REFRESH_TEMPLATES)
+    res = env.run("capi_refresh_plan", check=check, diff=True, namespaces=[NS], control_plane=True, templates=REFRESH_TEMPLATES,
+                  refresh_id="plan-test", max_in_flight=2)
     assert not res.failed, res.get("msg")
     assert res["changed"] is False
     md_refs = [f"machinedeployment/{NS}/{name}" for name in ("ta-md-0", "ta-md-1", "tt-md-0")]
     cp_ref = f"kubeadmcontrolplane/{NS}/ta-control-plane"
-    assert [entry["ref"] for entry in res["machine_deployments"]] == md_refs
-    assert [entry["ref"] for entry in res["control_planes"]] == [cp_ref]
-    assert [entry["ref"] for entry in res["targets"]] == [cp_ref] + md_refs  # control planes first
-    # the objects as capi_rollout_info describes them
-    info = env.run("capi_rollout_info", namespace=NS)
-    assert [{k: v for k, v in entry.items() if k != "rollout"} for entry in res["machine_deployments"]] == \
-        [{k: v for k, v in entry.items() if k != "rollout"} for entry in info["resources"]]
-    # a clone is planned for every target but the topology-owned one, with the settings merged for it
-    by_ref = {entry["ref"]: entry for entry in res["clones"]}
-    assert sorted(by_ref) == sorted([cp_ref] + md_refs[:2])
-    for ref, entry in by_ref.items():
-        assert entry["failed"] is False and entry["created"] is True, entry
-        assert entry["template"]["spec"]["template"]["spec"]["customImage"] == "kindest/node:v1.35.0"
-        assert (entry["template"]["metadata"].get("labels", {}).get("hardware") == "gen-2028") == ref.endswith("ta-md-1")
-        assert not env.exists("DockerMachineTemplate", entry["infrastructure_ref"]["name"])
+    objects = {obj["ref"]: obj for obj in res["plan"]["objects"]}
+    assert list(objects) == [cp_ref] + md_refs  # control planes first
+    # each object as it is in the cluster (capi_rollout_info reads the same)
+    info = {entry["ref"]: entry for entry in env.run("capi_rollout_info", namespace=NS)["resources"]}
+    for ref in md_refs:
+        assert objects[ref]["replicas"] == info[ref]["replicas"]["desired"]
+        assert objects[ref]["before"]["infrastructure_ref"]["name"] == info[ref]["template"]["infrastructure_ref"]["name"]
+    # a new template is planned for every object but the topology-owned one (its ClusterClass decides), with the
+    # settings merged for it; none is created
+    assert [obj["action"] for obj in objects.values()] == ["switch", "switch", "switch", "skip"]
+    assert [obj["result"] for obj in objects.values()] == ["planned" if check else "pending"] * 3 + ["skipped"]
+    assert any("ClusterClass" in blocker or "topology" in blocker for blocker in objects[md_refs[2]]["blockers"]), objects[md_refs[2]]
+    for ref in (cp_ref,) + tuple(md_refs[:2]):
+        target = objects[ref]["target_ref"]
+        assert target["name"] != objects[ref]["before"]["infrastructure_ref"]["name"]
+        assert objects[ref]["wait"]["infrastructure_ref"] == {"kind": target["kind"], "name": target["name"]}
+        assert objects[ref]["clone"]["overrides"] == {"customImage": "kindest/node:v1.35.0"}
+        assert not env.exists("DockerMachineTemplate", target["name"])
+    assert objects[md_refs[1]]["clone"]["labels"] == {"hardware": "gen-2028"}
+    assert [(wave["name"], wave["objects"]) for wave in res["plan"]["waves"]] == \
+        [("control-plane-1", [cp_ref]), ("wave-1", md_refs[:2])]
+    assert [obj["ref"] for obj in res["plan"]["blocked"]] == [md_refs[2]]
     # --diff shows each new template, as the API server answered its dry-run create
     assert len(res["diff"]) == 3 and all(entry["before"] == "" for entry in res["diff"]), res["diff"]
     assert all("kindest/node:v1.35.0" in str(entry["after"]) for entry in res["diff"]), res["diff"]
+    labelled = [entry for entry in res["diff"] if objects[md_refs[1]]["target_ref"]["name"] in entry["before_header"]]
+    assert len(labelled) == 1 and 'hardware: "gen-2028"' in labelled[0]["after"], res["diff"]
     # nothing written, in check mode or not; the API server checked each clone (positive control: the dry runs)
     assert not env.writes(mark)
     assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
@@ -413,17 +423,28 @@ def test_refresh_plan_reads_and_checks_everything_in_one_call_and_writes_nothing
     assert res["api_requests"] == len(expected)
 
 
+def test_refresh_plan_refuses_a_bad_max_in_flight_before_reading(env):
+    mark = env.mark()
+    res = env.run("capi_refresh_plan", namespaces=[NS], refresh_id="plan-test", max_in_flight="0%")
+    assert res.failed and res["reason"] == "invalid_setting", res
+    assert "max_in_flight" in res["msg"] and "nothing was read" in res["msg"], res["msg"]
+    assert env.requests(mark) == []
+    # positive control: the same call with a valid value reads
+    assert not env.run("capi_refresh_plan", namespaces=[NS], refresh_id="plan-test", max_in_flight="50%").failed
+    assert env.requests(mark)
+
+
 def test_refresh_plan_restart_label_selectors_and_a_missing_namespace(env):
     mark = env.mark()
     res = env.run("capi_refresh_plan", namespaces=[NS, "no-such-namespace"], label_selectors=[f"{CLUSTER_NAME}=ta"],
-                  control_plane=True, restart=True, lock={"holder": "plan-test", "namespace": NS})
+                  control_plane=True, restart=True, refresh_id="plan-test", lock={"holder": "plan-test", "namespace": NS})
     assert not res.failed, res.get("msg")
-    # the selectors narrow the MachineDeployments only: the control planes are all read (version skew), and only
-    # those of the selected workload clusters are targets
-    assert [entry["name"] for entry in res["machine_deployments"]] == ["ta-md-0", "ta-md-1"]
-    assert [entry["name"] for entry in res["control_planes"]] == ["ta-control-plane"]
-    assert [entry["name"] for entry in res["targets"]] == ["ta-control-plane", "ta-md-0", "ta-md-1"]
-    assert res["clones"] == []  # restart: no template is planned, none is dry-run created
+    # the selectors narrow the MachineDeployments only; the control planes of the selected workload clusters are planned
+    objects = res["plan"]["objects"]
+    assert [obj["name"] for obj in objects] == ["ta-control-plane", "ta-md-0", "ta-md-1"]
+    # restart: each object on its current template, no template planned (none is dry-run created, below)
+    assert all(obj["action"] == "switch" and obj["restart"] for obj in objects), objects
+    assert all(obj["target_ref"]["name"] == obj["before"]["infrastructure_ref"]["name"] for obj in objects), objects
     assert any("namespace no-such-namespace does not exist" in warning for warning in res.get("warnings", [])), res.get("warnings")
     # the lock is looked at as capi_rollout_lock in check mode does: free, nothing taken (its create a dry run)
     assert res["lock"]["would_acquire"] is True and res["lock"]["acquired"] is False, res["lock"]

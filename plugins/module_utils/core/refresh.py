@@ -403,11 +403,21 @@ def plan_waves(objects, max_in_flight=1, canary=False):
     return out
 
 
+def refresh_plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1, canary=False,
+                 restart=False):
+    """The plan of one management cluster: {objects (see plan), waves (see plan_waves), blocked (the objects with
+    blockers)}. ``clones``: {ref: outcome} (clone_outcomes). ValueError for a bad ``max_in_flight``."""
+    objects = plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
+                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart))
+    waves = plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
+    return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
+
+
 def stop_after_plan(plan, cluster_blockers, window, refresh_id, on_blocked="skip", check_mode=False,
                     wait_for_window=False):
     """Whether the refresh of a management cluster stops once it is planned, and what it reports then.
 
-    ``plan``: the output of the rollout_refresh_plan filter ({objects, waves, blocked}); ``cluster_blockers``: what
+    ``plan``: the output of refresh_plan ({objects, waves, blocked}); ``cluster_blockers``: what
     stops the whole management cluster (an old CAPI, templates that could not be planned); ``window``: the
     rollout_window filter's output. In check mode only the blockers count: the window is shown, not enforced, since a
     dry run is usually made before the window opens. Returns {stop, status, notes}: ``status`` is the cluster's

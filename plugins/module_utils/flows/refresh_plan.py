@@ -1,13 +1,14 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""capi_refresh_plan: everything the plan of a hardware refresh of one management cluster reads, in one call.
+"""capi_refresh_plan: the plan of a hardware refresh of one management cluster, read and made in one call.
 
 Per namespace, the MachineDeployments (narrowed by the label selectors) and the KubeadmControlPlanes are read and
 described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets); the objects the
 refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
 read, planned, its create sent as a server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
-in check mode does. Nothing is ever written, in check mode or not.
+in check mode does. The plan itself (actions, blockers, waves) is core.refresh.refresh_plan's. Nothing is ever
+written, in check mode or not.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -63,6 +64,11 @@ def plan_clones(run, reads, targets):
 def run_refresh_plan(module):
     params = module.params
     run = Run(module)
+    try:
+        # a bad max_in_flight fails before anything is read
+        refresh.wave_size(params["max_in_flight"], 1)
+    except ValueError as err:
+        module.fail_json(msg=f"{err} (option max_in_flight); nothing was read", reason="invalid_setting", changed=False)
     # the creates of the target templates are only ever checked, as server-side dry runs
     run.connect(dry_run=True)
     reads = templates_client.Reads(run.api, by_list=True)
@@ -79,8 +85,12 @@ def run_refresh_plan(module):
                                       workers=params["workers"], narrowed=bool(params["label_selectors"]))
     targets = refresh.with_clone_settings(selected, params["templates"])
     clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, targets)
-    out = run.result(changed=False, machine_deployments=machine_deployments, control_planes=control_planes,
-                     targets=targets, clones=clones, lock=probed,
+    # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible
+    # process more than this whole module (docs/performance.md)
+    plan = refresh.refresh_plan(targets, refresh.clone_outcomes(clones), control_planes=control_planes,
+                                refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
+                                max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"])
+    out = run.result(changed=False, plan=plan, lock=probed,
                      api_version=next((entry["api_version"] for entry in machine_deployments), None))
     if module._diff:
         out["diff"] = diffs

@@ -182,6 +182,20 @@ def test_plan_waves_control_planes_first_then_canary():
     assert by_name["x-md-0"]["wave"] is None
 
 
+def test_refresh_plan_is_the_objects_their_waves_and_the_blocked_ones():
+    mds = [entry("a-md-0", "a"), entry("b-md-0", "b"), entry("x-md-0", "x", paused=True)]
+    clones = dict(item for md in mds for item in clone(md).items())
+    got = refresh.refresh_plan(mds, clones, refresh_id="hw-1", mode="check", max_in_flight="50%", canary=True)
+    assert [obj["name"] for obj in got["objects"]] == ["a-md-0", "b-md-0", "x-md-0"]
+    assert [obj["result"] for obj in got["objects"]] == ["planned", "planned", "skipped"]
+    assert [(wave["name"], wave["objects"]) for wave in got["waves"]] == \
+        [("canary", ["machinedeployment/default/a-md-0"]), ("wave-1", ["machinedeployment/default/b-md-0"])]
+    assert [obj["name"] for obj in got["blocked"]] == ["x-md-0"]
+    assert refresh.refresh_plan(mds, clones, refresh_id="hw-1")["objects"][0]["result"] == "pending"
+    with pytest.raises(ValueError, match="max_in_flight must be at least 1"):
+        refresh.refresh_plan(mds, clones, refresh_id="hw-1", max_in_flight=0)
+
+
 def test_wave_size():
     assert refresh.wave_size("25%", 10) == 3
     assert refresh.wave_size(4, 2) == 4

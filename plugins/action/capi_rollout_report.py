@@ -14,6 +14,7 @@ ARGUMENT_SPEC = {
     "report": {"type": "dict", "required": True},
     "dest": {"type": "path", "required": True},
     "formats": {"type": "list", "elements": "str", "choices": list(FORMATS), "default": list(FORMATS)},
+    "keep_unchanged": {"type": "bool", "default": False},
 }
 
 
@@ -28,7 +29,8 @@ class ActionModule(ActionBase):
         validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         del validation
         try:
-            written = write_report(args["dest"], args["report"], args["formats"], check_mode=self._task.check_mode)
+            written = write_report(args["dest"], args["report"], args["formats"], check_mode=self._task.check_mode,
+                                   keep_unchanged=args["keep_unchanged"])
         except (ReportWriteError, TypeError, ValueError) as err:
             result.update(failed=True, msg=f"capi_rollout_report: {err}")
             return result

@@ -42,6 +42,15 @@ options:
     elements: str
     choices: [json, md, html]
     default: [json, md, html]
+  keep_unchanged:
+    description:
+      - Leave the files as they are when the C(report.json) already in O(dest) still tells the outcome of the run that
+        made O(report) - a re-run of a refresh that had succeeded, which changed nothing on any management cluster and
+        would otherwise replace the record of the run that did the work with V(unchanged) everywhere. Only the report
+        of a whole applied run is kept, never a check run's or a slice's.
+      - The result then says so (RV(kept), RV(kept_reason)) and returns that earlier report (RV(report)).
+    type: bool
+    default: false
 attributes:
   action:
     description: Runs on the controller, as an action plugin.
@@ -96,4 +105,23 @@ files:
     json: {path: /home/ops/report/refresh-2026-12/report.json, changed: true}
     md: {path: /home/ops/report/refresh-2026-12/report.md, changed: true}
     html: {path: /home/ops/report/refresh-2026-12/report.html, changed: false}
+kept:
+  description: Whether the earlier report was kept (O(keep_unchanged)); then no file was written.
+  returned: success
+  type: bool
+kept_reason:
+  description: Why the earlier report was kept or not (null without O(keep_unchanged)).
+  returned: success
+  type: str
+  sample: the earlier report has another refresh_id
+report:
+  description: The earlier report, kept (report format 1).
+  returned: when RV(kept)
+  type: dict
+summary:
+  description:
+    - The summary of the report that stands (the one written, or the earlier one kept), as
+      P(capi.rollout.rollout_report_summary#filter) returns it.
+  returned: success
+  type: dict
 '''

@@ -15,7 +15,9 @@ import json
 import os
 import tempfile
 
+from ansible_collections.capi.rollout.plugins.module_utils.report.keep import still_holds
 from ansible_collections.capi.rollout.plugins.module_utils.report.markdown import render_markdown
+from ansible_collections.capi.rollout.plugins.module_utils.report.model import summarize
 from ansible_collections.capi.rollout.plugins.module_utils.report.page import render_html
 
 
@@ -70,10 +72,23 @@ def plan_files(directory, report, formats):
             for name in FORMATS if name in formats]
 
 
-def write_report(directory, report, formats, check_mode=False):
-    """Write the report files into ``directory`` (created when missing). Returns {dest, files, changed}: ``files``
-    maps each format to {path, changed}. In check mode nothing is written and ``changed`` says what would be."""
+def write_report(directory, report, formats, check_mode=False, keep_unchanged=False):
+    """Write the report files into ``directory`` (created when missing). Returns {dest, files, changed, kept,
+    kept_reason, summary}: ``files`` maps each format to {path, changed}; ``summary`` is report.model.summarize of the
+    report that stands. In check mode nothing is written and ``changed`` says what would be.
+
+    ``keep_unchanged``: when the report.json already in ``directory`` still tells the outcome of the run that made
+    ``report`` (report/keep.py: a re-run that changed nothing), every file is left as it is; ``kept`` is then True and
+    ``report`` (in the result) is that earlier report.
+    """
     directory = os.path.abspath(os.path.expanduser(directory))
+    kept, reason = still_holds(report, _read(os.path.join(directory, FORMATS["json"][0]))) if keep_unchanged else (False, None)
+    if kept:
+        earlier = json.loads(_read(os.path.join(directory, FORMATS["json"][0])))
+        files = {name: {"path": path, "changed": False} for name, path in
+                 ((name, os.path.join(directory, FORMATS[name][0])) for name in FORMATS if name in formats)}
+        return {"dest": directory, "files": files, "changed": False, "kept": True, "kept_reason": reason,
+                "report": earlier, "summary": summarize(earlier)}
     files = {}
     planned = plan_files(directory, report, formats)
     try:
@@ -87,4 +102,5 @@ def write_report(directory, report, formats, check_mode=False):
     except OSError as err:
         raise ReportWriteError(f"cannot write the report into {directory}: {err.strerror or err}; "
                                "choose a report directory the Ansible controller's user can write") from err
-    return {"dest": directory, "files": files, "changed": any(entry["changed"] for entry in files.values())}
+    return {"dest": directory, "files": files, "changed": any(entry["changed"] for entry in files.values()),
+            "kept": False, "kept_reason": reason, "summary": summarize(report)}

@@ -5,6 +5,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import json
 import os
 import stat
 
@@ -70,3 +71,37 @@ def test_a_file_in_place_of_the_directory_names_the_place_and_what_to_do(tmp_pat
     (tmp_path / "r").write_text("not a directory", encoding="utf-8")
     with pytest.raises(report_files.ReportWriteError, match=f"cannot write the report into {tmp_path}/r: .*report directory"):
         report_files.write_report(str(tmp_path / "r"), samples.plan_report(), ["json"])
+
+
+def _applied(action, result="succeeded"):
+    obj = {"kind": "MachineDeployment", "namespace": "default", "name": "a-md-0", "action": action, "result": result,
+           "after": {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "a-md-0-new"}}}
+    return {"report_version": 1, "refresh_id": "hw-1", "mode": "apply", "started": "2026-12-02T10:00:00Z",
+            "management_clusters": [{"name": "mgmt", "result": "succeeded", "objects": [obj]}]}
+
+
+def test_keep_unchanged_leaves_the_report_of_the_run_that_did_the_work_and_returns_it(tmp_path):
+    first = _applied("switch")
+    written = report_files.write_report(str(tmp_path), first, ["json", "md"], keep_unchanged=True)
+    assert written["kept"] is False and written["changed"] is True
+    assert written["summary"]["status"] == "succeeded", written["summary"]
+    before = {name: os.stat(tmp_path / name).st_mtime_ns for name in ("report.json", "report.md")}
+    rerun = _applied("unchanged")
+    out = report_files.write_report(str(tmp_path), rerun, ["json", "md"], keep_unchanged=True)
+    assert out["kept"] is True and out["changed"] is False, out
+    assert "changed nothing" in out["kept_reason"]
+    assert out["report"] == first and out["summary"] == written["summary"]
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8")) == first
+    assert {name: os.stat(tmp_path / name).st_mtime_ns for name in before} == before
+    # positive control: without keep_unchanged the re-run's report replaces it
+    replaced = report_files.write_report(str(tmp_path), rerun, ["json", "md"])
+    assert replaced["kept"] is False and replaced["changed"] is True and replaced["kept_reason"] is None
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8")) == rerun
+
+
+def test_keep_unchanged_writes_a_report_that_tells_something_new(tmp_path):
+    report_files.write_report(str(tmp_path), _applied("switch"), ["json"])
+    failed = _applied("switch", result="failed")
+    out = report_files.write_report(str(tmp_path), failed, ["json"], keep_unchanged=True)
+    assert out["kept"] is False and out["changed"] is True and "did something" in out["kept_reason"], out
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8")) == failed

@@ -9,9 +9,13 @@ import json
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.filter.rollout_report_keep import FilterModule
+from ansible_collections.capi.rollout.plugins.module_utils.report.keep import still_holds
 
-keep = FilterModule().filters()["rollout_report_keep"]
+
+def keep(new, existing_text):
+    held, reason = still_holds(new, existing_text)
+    return {"keep": held, "reason": reason}
+
 
 AFTER = {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "a-md-0-1f2e-0a1b2c3d"}}
 

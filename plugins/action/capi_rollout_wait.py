@@ -7,7 +7,7 @@ A module cannot write to the job output while it runs. This plugin calls the mod
 changed), prints the new progress lines as they come - or, after a call without any, a heartbeat line
 saying what is still waited for, so a job's output never sits silent for a whole ``stall_timeout`` -
 carries the wait state (``tracking``) from one call to the next, and renews the lock (``lease``) with
-capi_rollout_lock between calls.
+capi_rollout_lock between calls (the module's first call renews it as the wait starts).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -95,6 +95,7 @@ class ActionModule(ActionBase):
                        verbosity)
             progress.extend(lines)
             requests += int(out.get("api_requests") or 0)
+            renewals += int(out.get("lease_renewals") or 0)  # the module's own, as the wait starts
             if out.get("failed") or out.get("finished_call", True) or calls >= MAX_IDLE_CALLS:
                 break
             tracking = out.get("tracking")

@@ -177,6 +177,7 @@ notes:
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.targets.attributes
+  - capi.rollout.lease
 attributes:
   check_mode:
     description: The create is sent as a server-side dry run (C(dryRun=All)) and nothing is stored; RV(template) is
@@ -508,6 +509,7 @@ def main():
             labels={"type": "dict"},
             annotations={"type": "dict"},
             force={"type": "bool", "default": False},
+            lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
         ),
         mutually_exclusive=[["source", "from_object", "objects"], ["objects", "name"]],
         required_one_of=[["source", "from_object", "objects"]],

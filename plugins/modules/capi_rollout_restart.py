@@ -147,6 +147,7 @@ extends_documentation_fragment:
   - capi.rollout.targets
   - capi.rollout.targets.wait
   - capi.rollout.targets.attributes
+  - capi.rollout.lease
 attributes:
   check_mode:
     description: Every patch is sent as a server-side dry run (C(dryRun=All)), so RBAC, admission and validation
@@ -396,6 +397,7 @@ def main():
             rollout_id={"type": "str"},
             reason={"type": "str"},
             history_limit={"type": "int", "default": 10},
+            lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
         ),
         mutually_exclusive=args.RESTART_MUTUALLY_EXCLUSIVE,
         required_one_of=args.RESTART_REQUIRED_ONE_OF,

@@ -21,8 +21,8 @@ description:
     condition of any waited-for object changed for O(stall_timeout) seconds (Cluster API has no progress
     deadline of its own). The failure says which object is stuck, which Machines hold it back and why
     (RV(stuck)).
-  - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) while it waits, so a wait may take
-    longer than the lease duration; the task fails if another run took the lock meanwhile.
+  - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) as it starts and while it waits, so a wait may
+    take longer than the lease duration; the task fails if another run took the lock meanwhile (C(reason=lock_lost)).
   - Reads the objects with one list request per kind and namespace, then follows them with one watch stream per
     kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone), so a change is
     seen when it happens, not at the next poll. The same engine and the same rules decide the C(wait) of
@@ -289,7 +289,7 @@ progress:
       have been updated..."
     - "2026-03-01T12:08:50Z machinedeployment/team-a/prod-1-md-0 successfully rolled out"
 lease_renewals:
-  description: How often the lease was renewed while waiting.
+  description: How often the lease was renewed - as the wait started, then every third of its duration.
   returned: always
   type: int
   sample: 3

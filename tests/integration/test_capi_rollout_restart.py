@@ -305,3 +305,36 @@ def test_lock_in_check_mode_sends_dry_runs_and_changes_nothing(capi):
     released = capi.run("capi_rollout_lock", state="released", **lock)
     assert not released.failed and released["changed"] is True
     assert "holderIdentity" not in capi.admin.get(lease_path)["spec"]
+
+
+def test_a_lease_held_by_another_run_stops_a_restart_a_clone_and_a_wait_before_they_write(capi):
+    """The writes of a wave renew the lock first (option lease): when another run holds it, nothing is written."""
+    lease_path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/it-guard"
+    theirs = capi.run("capi_rollout_lock", name="it-guard", holder="colleague/run", lease_duration_seconds=600)
+    assert not theirs.failed and theirs["acquired"] is True, theirs.get("msg")
+    mine = {"name": "it-guard", "namespace": "default", "holder": "it/me", "lease_duration_seconds": 60}
+    mark = capi.mark()
+    calls = [("capi_rollout_restart", {"name": "wc-md-0", "rollout_id": "it-guard"}),
+             ("capi_machine_template", {"from_object": {"name": "wc-md-0"}, "overrides": {"customImage": "kindest/node:guard"}}),
+             ("capi_rollout_wait", {"objects": [{"kind": "MachineDeployment", "namespace": "default", "name": "wc-md-0"}]})]
+    for module, params in calls:
+        for check in (False, True):
+            res = capi.run(module, check=check, lease=mine, **params)
+            assert res.failed and res["reason"] == "lock_lost", (module, check, res)
+            assert "colleague/run" in res["msg"] and "nothing was written" in res["msg"], (module, res["msg"])
+    # nothing written, and no dry run besides the look at the lock in check mode
+    assert capi.writes(mark) == []
+    assert {(e["verb"], e["objectRef"]["resource"]) for e in capi.dry_runs(mark)} <= {("update", "leases")}
+    assert capi.admin.get(lease_path)["spec"]["holderIdentity"] == "colleague/run"
+    # positive control: once the colleague is done, the same calls renew the lock for it/me and go on
+    assert capi.run("capi_rollout_lock", name="it-guard", holder="colleague/run", state="released")["changed"] is True
+    mark = capi.mark()
+    planned = capi.run("capi_rollout_restart", check=True, lease=mine, **calls[0][1])
+    assert not planned.failed and planned["changed"] is True, planned.get("msg")
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in capi.dry_runs(mark)] == \
+        [("update", "leases"), ("patch", "machinedeployments")]
+    waited = capi.run("capi_rollout_wait", lease=mine, **calls[2][1])
+    assert not waited.failed and waited["lease_renewals"] == 1, waited
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in capi.writes(mark)] == [("update", "leases")]
+    assert capi.admin.get(lease_path)["spec"]["holderIdentity"] == "it/me"
+    assert capi.run("capi_rollout_lock", state="released", **mine)["changed"] is True

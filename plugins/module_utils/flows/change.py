@@ -30,6 +30,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, selects_nothing, start_rv, warn_status
 
 CONFLICT_ATTEMPTS = 5
@@ -63,6 +64,8 @@ def run_change(module, verb):
     diffs = []
     selected = None
     try:
+        if params.get("lease"):
+            locks.renew(run, params["lease"])
         selected = run.select(require_match=True)
         clusters = run.clusters(selected)
         # Server time: triggers and records must be in the controllers' clock (client.serverclock).

@@ -155,6 +155,28 @@ def probe(run, name, namespace, holder, duration):
         return dict(run.error(err).to_dict(), failed=True)
 
 
+def renew(run, lease):
+    """Renew ``lease`` (the ``lease`` option of a writing module: name, namespace, holder, lease_duration_seconds)
+    before the module writes anything - a wave's writes are guarded by the lock as a separate capi_rollout_lock
+    call would guard them, without its module start. Raises RolloutError (reason lock_lost) when another holder has
+    it now, so nothing is written; in check mode the renewal is a dry run and fails the same way."""
+    try:
+        leases.validate_duration(lease["lease_duration_seconds"])
+    except ValueError as err:
+        raise RolloutError(f"{err} (option lease)", reason="invalid_duration")
+    lock = Lock(run.api, lease["name"], lease["namespace"])
+    check_mode = run.module.check_mode
+    try:
+        result = lock.acquire(lease["holder"], lease["lease_duration_seconds"], check_mode=check_mode)
+    except LockFailed as err:
+        result = dict(err.result, message=err.msg)
+    if not result.get("would_acquire"):
+        raise RolloutError(f"lost the lock: {result.get('message')}; nothing was written", ref=lock.ref, reason="lock_lost",
+                           hint=f"another run holds the lock of this management cluster now ({result.get('held_by')}); "
+                                "let it finish, then re-run")
+    return result
+
+
 def run_lock(module):
     """The whole capi_rollout_lock task."""
     params = module.params

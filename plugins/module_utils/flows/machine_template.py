@@ -26,6 +26,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
+from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
 
 FAILURES = (RolloutError, ApiError, TransportError)
@@ -162,6 +163,7 @@ def run_machine_template(module):
                    "overrides": params.get("overrides"), "labels": params.get("labels"),
                    "annotations": params.get("annotations"), "force": params.get("force")})
     try:
+        _renew(run)
         prepare(run, templates.Reads(run.api), clone)
         if clone.pending:
             create(run, clone)
@@ -174,6 +176,12 @@ def run_machine_template(module):
     if module._diff and clone.created:
         out["diff"] = clone.plan["diff"]
     module.exit_json(**out)
+
+
+def _renew(run):
+    """With ``lease``, the lock renewed before anything is read or written (flows.lock.renew)."""
+    if run.module.params.get("lease"):
+        locks.renew(run, run.module.params["lease"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,6 +261,10 @@ def _run_objects(module):
         module.fail_json(msg=refused, reason="invalid_input", changed=False, results=[], api_requests=0)
     run = Run(module)
     run.connect()
+    try:
+        _renew(run)
+    except FAILURES as err:
+        run.fail(err, changed=False, results=[])
     refs = [object_ref(entry, params["namespace"]) for entry in params["objects"]]
     requests = [object_request(entry, params["namespace"], params.get("force")) for entry in params["objects"]]
     todo, failed = check_objects(run, requests)

@@ -15,6 +15,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
+from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
 
 
@@ -109,11 +110,15 @@ def run_wait(module):
     run = Run(module)
     run.connect()
     waiter = None
+    # the lock renewed as the wait starts (the action plugin renews it every third of its duration after that)
+    renewed = 1 if params.get("lease") and not params.get("tracking") else 0
     try:
+        if renewed:
+            locks.renew(run, params["lease"])
         objects = _objects(params)
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
-                                          finished_call=True, tracking={}, lease_renewals=0,
+                                          finished_call=True, tracking={}, lease_renewals=renewed,
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
         waiter = run.waiter(read_groups(run, objects), params["wait_timeout"], params["stall_timeout"],
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
@@ -122,12 +127,13 @@ def run_wait(module):
     except (RolloutError, ApiError, TransportError) as err:
         if waiter is not None:
             run.progress.extend(waiter.progress)
-        run.fail(err, changed=False, finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED)
+        run.fail(err, changed=False, finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED,
+                 lease_renewals=0)
     run.progress.extend(waiter.progress)
     state = waiter.state
     summary = ws.summary(state)
     result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
-                        tracking=state, lease_renewals=0, **{k: v for k, v in summary.items() if k != "done_at"})
+                        tracking=state, lease_renewals=renewed, **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:

@@ -77,6 +77,8 @@ def _switch_outcome(switches):
         if result.get("failed") is not True:
             switched.extend(refs)
             continue
+        if result.get("reason") == "lock_lost":
+            continue  # refused before any write: the wave failed on the lock, not on these objects
         changed = list(result.get("changed_objects") or [])
         switched.extend(changed)
         stopped_at = (result.get("unchanged_objects") or [result.get("ref")])[0]
@@ -88,6 +90,12 @@ def _failed_item_msg(result, default):
     """The message of the first failed loop item (a failed loop says only "One or more items failed")."""
     failed = [item for item in (result or {}).get("results") or [] if item.get("failed")]
     return failed[0]["msg"] if failed and "msg" in failed[0] else default
+
+
+def _failed_reason(result):
+    """The ``reason`` of a failed task's result, or of its first failed loop item."""
+    failed = [item for item in (result or {}).get("results") or [] if item.get("failed")]
+    return (failed[0] if failed else result or {}).get("reason")
 
 
 def switched(objects, wave_objects, clones, restart, now):
@@ -151,7 +159,8 @@ def wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task
     ``undo_refs`` and ``undo_rollout_id``.
     """
     wait = wait or {}
-    reason = wait.get("reason") or ""
+    # a lock lost before the wait: a clone or switch call found another holder when it renewed the lock
+    reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
     failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(clones) + failed_switches)

@@ -157,6 +157,29 @@ def test_without_failed_objects_the_reason_is_the_phrase_and_the_message():
     assert out["undo"] == [] and out["objects"][a["ref"]]["result"] == "running"
 
 
+def test_a_lock_lost_when_a_clone_or_switch_call_renewed_it_fails_the_wave_on_the_lock():
+    a, b = obj("a"), obj("b")
+    lost = {"failed": True, "reason": "lock_lost", "msg": "lost the lock: held by colleague/run; nothing was written"}
+    # the clone call found another holder: nothing was cloned or switched
+    out = failed_wave([a, b], {}, clones={"results": []}, switches={"results": [{"item": {}, "skipped": True}]},
+                      failed_result=dict(lost, results=[]), failed_task="Create the target templates")
+    assert out["status"]["failure_reason"] == f"wave wave-1 failed: another run took the lock of this management cluster: {lost['msg']}"
+    assert out["failed_refs"] == [] and out["undo"] == []
+    assert [out["objects"][o["ref"]]["result"] for o in (a, b)] == ["pending", "pending"]
+    # the switch call found it: its objects were not switched, and are not failed either
+    out = failed_wave([a, b], {}, switches={"results": [dict(lost, item={"refs": [a["ref"], b["ref"]]}, ref="lease/default/x")]},
+                      failed_result={"msg": "One or more items failed", "results": [lost]},
+                      failed_task="Switch to the target templates")
+    assert out["status"]["failure_reason"].startswith("wave wave-1 failed: another run took the lock"), out["status"]
+    assert out["failed_refs"] == [] and out["undo"] == []
+    # positive control: another refusal of the same call fails its objects
+    refused = dict(lost, reason="forbidden", msg="forbidden")
+    out = failed_wave([a, b], {}, switches={"results": [dict(refused, item={"refs": [a["ref"], b["ref"]]}, ref="lease/default/x")]},
+                      failed_result={"msg": "One or more items failed", "results": [refused]},
+                      failed_task="Switch to the target templates")
+    assert out["failed_refs"] == [a["ref"], b["ref"]]
+
+
 def test_nothing_is_undone_for_a_lost_lock_a_restart_or_without_undo_on_failure():
     a = obj("a")
     assert failed_wave([a], {"reason": "lock_lost"})["undo"] == []

@@ -64,7 +64,7 @@ def _expected_tools(results):
 def test_every_table_has_every_column_and_a_row_per_tool(smoke):
     tables = _tables(smoke["docs"])
     columns = {"info": bench.TOOL_COLUMNS, "restart": bench.TOOL_COLUMNS, "wait": bench.WAIT_COLUMNS,
-               "plan": bench.FLEET_COLUMNS, "scaleout": bench.FLEET_COLUMNS, "refresh": bench.FLEET_COLUMNS}
+               "plan": bench.FLEET_COLUMNS, "scaleout": bench.FLEET_COLUMNS, "refresh": bench.REFRESH_COLUMNS}
     for name, rows in tables.items():
         assert rows[0] == columns[name], (name, rows[0])
         assert len(rows) > 1, f"{name}: no rows"
@@ -93,6 +93,9 @@ def test_figures_are_plausible(smoke):
         if entry["group"] == "wait":
             # the watcher saw the restart finish after the command started: a rollout really happened
             assert all(run["completed_after"] > 0 for run in entry["raw"]), what
+    refresh = next(e for e in scenarios if e["group"] == "refresh")
+    # the refresh waited for real rollouts (from its report), and the rest of its time is the overhead
+    assert 0 < refresh["rollout_s"] < refresh["wall"] and refresh["overhead_s"] == refresh["wall"] - refresh["rollout_s"], refresh
     plan = next(e for e in scenarios if e["group"] == "plan")
     assert (plan["hosts"], plan["servers"], plan["mds"]) == (1, 1, 10)
     shared = next(e for e in scenarios if e["group"] == "scaleout")

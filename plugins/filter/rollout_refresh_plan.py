@@ -21,22 +21,24 @@ description:
     template), or this refresh's undo switched it back.
   - Then splits the objects to switch into waves - control planes first, then MachineDeployments with a canary wave
     when O(canary=true) - of at most O(max_in_flight) objects, spread over workload clusters.
-  - Used by the C(capi.rollout.hardware_refresh) role.
+  - M(capi.rollout.capi_refresh_plan) makes the same plan (the same code) in the module call that reads the objects;
+    this filter makes it from the results of M(capi.rollout.capi_rollout_info) and M(capi.rollout.capi_machine_template)
+    of a play of your own.
 positional: _input
 options:
   _input:
     description:
-      - The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources)
-        (RV(capi.rollout.capi_refresh_plan#module:targets), or see P(capi.rollout.rollout_refresh_targets#filter)).
+      - The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (see
+        P(capi.rollout.rollout_refresh_targets#filter)).
     type: list
     elements: dict
     required: true
   clones:
     description:
-      - The results of M(capi.rollout.capi_machine_template) in check mode, one per object - the
-        RV(capi.rollout.capi_refresh_plan#module:clones) (the same entries), the C(results) of
-        a task looped over the objects (each with the object as C(item)), or a dictionary from object reference
-        (C(ref)) to C(ok) (bool), C(msg) (why it failed), C(infrastructure_ref) and C(template).
+      - The results of M(capi.rollout.capi_machine_template) in check mode, one per object - the C(results) of one
+        call with O(capi.rollout.capi_machine_template#module:objects), the C(results) of a task looped over the
+        objects (each with the object as C(item)), or a dictionary from object reference (C(ref)) to C(ok) (bool),
+        C(msg) (why it failed), C(infrastructure_ref) and C(template).
     type: raw
     default: []
   control_planes:

@@ -11,7 +11,7 @@ version_added: 0.1.0
 author:
   - capi.rollout contributors (@capi-rollout)
 description:
-  - The C(capi.rollout.hardware_refresh) role keeps the objects of its plan (P(capi.rollout.rollout_refresh_plan#filter))
+  - The C(capi.rollout.hardware_refresh) role keeps the objects of its plan (RV(capi.rollout.capi_refresh_plan#module:plan))
     as a dictionary by C(ref); after each step this filter merges what the step found out into them, in one call
     whatever the number of objects, and returns the objects (the step V(wave_failed) returns more, see RV(_value)).
   - V(switched) - when each object of a wave (O(wave_objects)) was switched, to the template cloned for it (O(clones)),

@@ -23,7 +23,7 @@ description:
 positional: _input
 options:
   _input:
-    description: The plan, as P(capi.rollout.rollout_refresh_plan#filter) returns it.
+    description: The plan, as RV(capi.rollout.capi_refresh_plan#module:plan) (or P(capi.rollout.rollout_refresh_plan#filter)) returns it.
     type: dict
     required: true
   cluster_blockers:

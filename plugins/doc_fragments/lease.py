@@ -13,7 +13,8 @@ options:
     description:
       - The lock of the management cluster, as given to M(capi.rollout.capi_rollout_lock) - renewed for
         O(lease.holder) before anything is read or written, as a C(capi_rollout_lock) task just before would renew it,
-        without a module start of its own (2 requests).
+        without a module start of its own (2 requests). M(capi.rollout.capi_rollout_wait) also renews it while it
+        waits, every third of O(lease.lease_duration_seconds).
       - When another holder has a valid lease now (it took the lock over, or forced it), the task fails with
         C(reason=lock_lost) and nothing is written; a free or stale lease is taken. In check mode the renewal is a
         server-side dry run and fails the same way.

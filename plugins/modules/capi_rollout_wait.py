@@ -102,27 +102,6 @@ options:
         always.
     type: int
     default: 0
-  lease:
-    description:
-      - The lock to renew while waiting, as given to M(capi.rollout.capi_rollout_lock) (O(lease.holder) must hold it).
-    type: dict
-    suboptions:
-      name:
-        description: Name of the Lease.
-        type: str
-        default: capi-rollout-lock
-      namespace:
-        description: Namespace of the Lease.
-        type: str
-        default: default
-      holder:
-        description: The holder that holds the lock.
-        type: str
-        required: true
-      lease_duration_seconds:
-        description: Lease duration written at each renewal.
-        type: int
-        default: 300
   tracking:
     description:
       - Internal, set by the action plugin between two calls of the module - the state of the wait so far.
@@ -132,6 +111,7 @@ notes:
     C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
 extends_documentation_fragment:
   - capi.rollout.connection
+  - capi.rollout.lease
   - capi.rollout.targets.attributes
 attributes:
   action:
@@ -343,12 +323,7 @@ def main():
             poll_interval={"type": "int", "default": 10},
             progress_interval={"type": "int", "default": 60},
             progress_verbosity={"type": "int", "default": 0},
-            lease={"type": "dict", "options": {
-                "name": {"type": "str", "default": "capi-rollout-lock"},
-                "namespace": {"type": "str", "default": "default"},
-                "holder": {"type": "str", "required": True},
-                "lease_duration_seconds": {"type": "int", "default": 300},
-            }},
+            lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
             tracking={"type": "dict"},
         ),
         supports_check_mode=True,

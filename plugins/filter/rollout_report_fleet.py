@@ -22,12 +22,13 @@ description:
 positional: _input
 options:
   _input:
-    description: Per host of O(hosts), in the same order, its C(hardware_refresh_result), or V(null) when it has none.
+    description:
+      - The C(hardware_refresh_result) of the hosts that have one; each names its host in C(name).
     type: list
-    elements: raw
+    elements: dict
     required: true
   hosts:
-    description: The management clusters (inventory hosts) of the run, in report order.
+    description: The management clusters (inventory hosts) of the run, in report order; a host without a result is listed as not started.
     type: list
     elements: str
     required: true
@@ -57,7 +58,8 @@ EXAMPLES = r'''
 - name: The fleet report of this play's management clusters
   ansible.builtin.set_fact:
     fleet_report: >-
-      {{ ansible_play_hosts_all | map('extract', hostvars) | map(attribute='hardware_refresh_result', default=none) | list
+      {{ ansible_play_hosts_all | map('extract', hostvars) | selectattr('hardware_refresh_result', 'defined')
+         | map(attribute='hardware_refresh_result') | list
          | capi.rollout.rollout_report_fleet(hosts=ansible_play_hosts_all, refresh_id='hw-2026-11', mode='apply',
                                              run_by='ops@example.com') }}
   run_once: true
@@ -76,8 +78,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fleet import f
 
 def rollout_report_fleet(results, hosts, refresh_id, mode, run_by=None, window=None, slice=None):
     """The fleet report of one run (see DOCUMENTATION)."""
-    if not isinstance(results, (list, tuple)) or not isinstance(hosts, (list, tuple)) or len(results) != len(hosts):
-        raise AnsibleFilterError("rollout_report_fleet: give one result (or null) per host, in the order of hosts")
+    if not isinstance(results, (list, tuple)) or not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError("rollout_report_fleet: give the results as a list and hosts as a list")
     if mode not in ("apply", "check"):
         raise AnsibleFilterError(f"rollout_report_fleet: mode must be apply or check, got {mode!r}")
     return fleet_report(list(results), list(hosts), refresh_id, mode, run_by, window=window, slice_name=slice)

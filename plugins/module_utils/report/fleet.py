@@ -16,12 +16,14 @@ def not_started(name):
 
 
 def fleet_report(results, hosts, refresh_id, mode, run_by, window=None, slice_name=None):
-    """``results``: per host of ``hosts`` (same order) its hardware_refresh_result, or None when it left none.
+    """``results``: the hardware_refresh_result of the hosts that left one (each names its host in ``name``); the
+    report lists every host of ``hosts``, in that order, a host without a result as not started.
 
     The run's start and end are the earliest start and the latest end of its management clusters - their API
     servers' clocks, not the Ansible host's - in an applied run (a check run has none); ``window`` ({start, end})
     is kept when either is set."""
-    clusters = [result if isinstance(result, dict) else not_started(host) for host, result in zip(hosts, results)]
+    by_host = {result.get("name"): result for result in results if isinstance(result, dict)}
+    clusters = [by_host.get(host) or not_started(host) for host in hosts]
     applied = mode == "apply"
     starts = sorted(cluster["started"] for cluster in clusters if cluster.get("started"))
     ends = sorted(cluster["finished"] for cluster in clusters if cluster.get("finished"))

@@ -16,9 +16,9 @@ def cluster(name, started=None, finished=None):
     return {"name": name, "result": "succeeded", "started": started, "finished": finished, "objects": []}
 
 
-def test_every_host_in_order_and_one_that_left_no_result_is_not_started():
+def test_every_host_in_the_order_of_hosts_and_one_that_left_no_result_is_not_started():
     a, c = cluster("a", "2026-12-03T10:00:05Z", "2026-12-03T10:20:00Z"), cluster("c", "2026-12-03T10:00:01Z", "2026-12-03T10:09:00Z")
-    report = rollout_report_fleet([a, None, c], hosts=["a", "b", "c"], refresh_id="hw-1", mode="apply", run_by="ops")
+    report = rollout_report_fleet([c, a], hosts=["a", "b", "c"], refresh_id="hw-1", mode="apply", run_by="ops")
     assert [entry["name"] for entry in report["management_clusters"]] == ["a", "b", "c"]
     assert report["management_clusters"][1] == {"name": "b", "result": "skipped", "failure_reason": NOT_STARTED_REASON,
                                                 "objects": []}
@@ -37,7 +37,7 @@ def test_a_check_run_has_no_times_and_the_window_and_slice_are_kept_when_set():
 
 
 def test_results_that_do_not_match_the_hosts_or_a_bad_mode_are_refused():
-    with pytest.raises(AnsibleFilterError, match="one result"):
-        rollout_report_fleet([None], hosts=["a", "b"], refresh_id="x", mode="apply")
+    with pytest.raises(AnsibleFilterError, match="as a list"):
+        rollout_report_fleet({"a": None}, hosts=["a", "b"], refresh_id="x", mode="apply")
     with pytest.raises(AnsibleFilterError, match="mode must be apply or check"):
         rollout_report_fleet([None], hosts=["a"], refresh_id="x", mode="plan")

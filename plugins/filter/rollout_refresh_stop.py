@@ -51,6 +51,12 @@ options:
     description: Whether a real run waits for a window that has not opened yet.
     type: bool
     default: false
+  lock_held:
+    description:
+      - Whether another run holds the lock now. A check run then does not fail on blocked objects (the other run's
+        rollouts show as blockers; a real run would wait for the lock and plan again) and notes them instead.
+    type: bool
+    default: false
 '''
 
 EXAMPLES = r'''
@@ -85,13 +91,14 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 
 
 def rollout_refresh_stop(plan, cluster_blockers=None, window=None, refresh_id=None, on_blocked="skip", check_mode=False,
-                         wait_for_window=False):
+                         wait_for_window=False, lock_held=False):
     if not isinstance(plan, dict):
         raise AnsibleFilterError("rollout_refresh_stop: the input must be the plan (a dictionary)")
     if not refresh_id:
         raise AnsibleFilterError("rollout_refresh_stop: refresh_id is required")
     return refresh.stop_after_plan(plan, list(cluster_blockers or []), dict(window or {}), str(refresh_id),
-                                   on_blocked=on_blocked, check_mode=bool(check_mode), wait_for_window=bool(wait_for_window))
+                                   on_blocked=on_blocked, check_mode=bool(check_mode), wait_for_window=bool(wait_for_window),
+                                   lock_held=bool(lock_held))
 
 
 class FilterModule(object):

@@ -83,3 +83,11 @@ def test_bad_input_is_refused():
         rollout_refresh_stop([], refresh_id="x")
     with pytest.raises(AnsibleFilterError, match="refresh_id is required"):
         rollout_refresh_stop(plan())
+
+
+def test_a_check_run_while_another_run_holds_the_lock_notes_blocked_objects_without_failing():
+    out = decide(plan(blocked=[BLOCKED]), on_blocked="fail", check_mode=True, lock_held=True)
+    assert out["stop"] is False and out["status"] is None
+    assert out["notes"] == ["1 object(s) blocked now, while another run holds the lock; a real run plans again once it holds it"]
+    # positive control: without the other run, the check run fails on them as the real run would
+    assert decide(plan(blocked=[BLOCKED]), on_blocked="fail", check_mode=True)["stop"] is True

@@ -82,9 +82,10 @@ def write_report(directory, report, formats, check_mode=False, keep_unchanged=Fa
     ``report`` (in the result) is that earlier report.
     """
     directory = os.path.abspath(os.path.expanduser(directory))
-    kept, reason = still_holds(report, _read(os.path.join(directory, FORMATS["json"][0]))) if keep_unchanged else (False, None)
+    existing = _read(os.path.join(directory, FORMATS["json"][0])) if keep_unchanged else None
+    kept, reason = still_holds(report, existing) if keep_unchanged else (False, None)
     if kept:
-        earlier = json.loads(_read(os.path.join(directory, FORMATS["json"][0])))
+        earlier = json.loads(existing)
         files = {name: {"path": path, "changed": False} for name, path in
                  ((name, os.path.join(directory, FORMATS[name][0])) for name in FORMATS if name in formats)}
         return {"dest": directory, "files": files, "changed": False, "kept": True, "kept_reason": reason,

@@ -12,14 +12,16 @@ author:
   - capi.rollout contributors (@capi-rollout)
 description:
   - The C(capi.rollout.hardware_refresh) role acts per management cluster and step, not per object - one module call
-    clones the target templates of every object of a wave, one call per kind and namespace switches them. This filter
-    turns the objects of a step into the arguments of those calls.
+    per kind and namespace makes the target templates of the objects of a wave and switches the objects to them. This
+    filter turns the objects of a step into the arguments of those calls.
   - V(clone) - the O(capi.rollout.capi_machine_template#module:objects) of one M(capi.rollout.capi_machine_template)
     call - per object its C(kind), C(namespace), C(name) and its own C(overrides), C(labels) and C(annotations) (its
     C(clone) settings, see P(capi.rollout.rollout_refresh_targets#filter)).
   - V(switch) - the M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace - C(kind), C(namespace),
-    C(refs) (the objects' references, for the record) and C(switches) (each object with the template O(clones) made
-    for it) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already) are left out.
+    C(refs) (the objects' references, for the record) and C(switches) (each object with the
+    O(capi.rollout.capi_rollout_restart#module:switches[].template) the call makes for it and switches it to: its own
+    C(clone) settings) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already)
+    are left out.
   - Used by the C(capi.rollout.hardware_refresh) role.
 positional: _input, step
 options:
@@ -33,9 +35,6 @@ options:
     type: str
     choices: [clone, switch]
     required: true
-  clones:
-    description: The registered result of the M(capi.rollout.capi_machine_template) call that cloned the templates (V(switch)).
-    type: dict
   restart:
     description: A plain restart, no template switch (V(switch)).
     type: bool
@@ -48,13 +47,13 @@ EXAMPLES = r'''
     objects: "{{ wave_objects | capi.rollout.rollout_refresh_calls('clone') }}"
   register: clones
 
-- name: Switch them, one call per namespace
+- name: Or make each object's template and switch the object to it, one call per kind and namespace
   capi.rollout.capi_rollout_restart:
     kind: "{{ item.kind }}"
     namespace: "{{ item.namespace }}"
     switches: "{{ item.switches }}"
     rollout_id: hw-2026-11
-  loop: "{{ wave_objects | capi.rollout.rollout_refresh_calls('switch', clones=clones) }}"
+  loop: "{{ wave_objects | capi.rollout.rollout_refresh_calls('switch') }}"
 '''
 
 RETURN = r'''
@@ -69,17 +68,14 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 
 
-def rollout_refresh_calls(objects, step, clones=None, restart=False):
+def rollout_refresh_calls(objects, step, restart=False):
     if not isinstance(objects or [], (list, tuple)):
         raise AnsibleFilterError("rollout_refresh_calls: the input must be a list of objects")
     if step == "clone":
         return refresh.clone_requests(objects)
     if step != "switch":
         raise AnsibleFilterError(f"rollout_refresh_calls: step must be clone or switch, got {step!r}")
-    try:
-        return refresh.switch_calls(objects, clones=clones, restart=bool(restart))
-    except ValueError as err:
-        raise AnsibleFilterError(f"rollout_refresh_calls: {err}")
+    return refresh.switch_calls(objects, restart=bool(restart))
 
 
 class FilterModule(object):

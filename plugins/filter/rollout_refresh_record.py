@@ -14,11 +14,11 @@ description:
   - The C(capi.rollout.hardware_refresh) role keeps the objects of its plan (RV(capi.rollout.capi_refresh_plan#module:plan))
     as a dictionary by C(ref); after each step this filter merges what the step found out into them, in one call
     whatever the number of objects, and returns the objects (the step V(wave_failed) returns more, see RV(_value)).
-  - V(switched) - when each object of a wave (O(wave_objects)) was switched, to the template cloned for it (O(clones)),
+  - V(switched) - when each object of a wave (O(wave_objects)) was switched, to the template made for it (O(switches)),
     and the template it must stay on while the wave waits.
   - V(rolled_out) - the objects of a wave that rolled out and soaked (O(resources)), with their templates read back.
   - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
-    O(clones), O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
+    O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
 positional: _input, step
@@ -39,17 +39,11 @@ options:
     description: The records of the objects of the wave, as they were when it started (V(switched), V(wave_failed)).
     type: list
     elements: dict
-  clones:
-    description:
-      - The registered result of the wave's M(capi.rollout.capi_machine_template) call with
-        O(capi.rollout.capi_machine_template#module:objects) (its C(results) name their objects in C(ref)), or of a task
-        looped over the objects (V(switched), V(wave_failed)).
-    type: dict
   switches:
     description:
       - The registered loop result of the wave's M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace
-        (P(capi.rollout.rollout_refresh_calls#filter) with V(switch); each loop item has the C(refs) of its objects)
-        (V(wave_failed)).
+        (P(capi.rollout.rollout_refresh_calls#filter) with V(switch); each loop item has the C(refs) of its objects, each
+        result the RV(capi.rollout.capi_rollout_restart#module:clones) it made) (V(switched), V(wave_failed)).
     type: dict
   restart:
     description: A plain restart, no template switch (V(switched), V(wave_failed)).
@@ -97,7 +91,7 @@ EXAMPLES = r'''
 - name: Record when each object was switched
   ansible.builtin.set_fact:
     objects: >-
-      {{ objects | capi.rollout.rollout_refresh_record('switched', wave_objects=wave_objects, clones=clones,
+      {{ objects | capi.rollout.rollout_refresh_record('switched', wave_objects=wave_objects, switches=switches,
                                                        now=clock | capi.rollout.rollout_server_time) }}
 
 - name: Record the objects of the wave as switched
@@ -128,7 +122,7 @@ STEPS = {
 }
 
 
-def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=None, switches=None, restart=False,
+def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches=None, restart=False,
                            resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
                            undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None):
     if step not in STEPS:
@@ -141,11 +135,11 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, clones=N
     if missing:
         raise AnsibleFilterError(f"rollout_refresh_record: step {step} needs {', '.join(missing)}")
     if step == "switched":
-        return refresh_record.switched(objects, wave_objects, clones, bool(restart), now)
+        return refresh_record.switched(objects, wave_objects, switches, bool(restart), now)
     if step == "rolled_out":
         return refresh_record.rolled_out(objects, resources)
     if step == "wave_failed":
-        return refresh_record.wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task, failed_result,
+        return refresh_record.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
                                           now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart))
     if step == "undone":
         return refresh_record.undone(objects, failure, undo_wait, started)

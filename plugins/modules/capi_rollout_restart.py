@@ -101,6 +101,13 @@ options:
         missing template, a topology-managed or paused object, ...) fails the task with nothing written. Several
         templates are checked with one list request per template kind.
       - With O(rollout_id), a re-run changes only the objects that do not record it yet.
+      - An entry may give, instead of the template, the O(switches[].template) to make for the object: a clone of
+        its current template with new settings, made as M(capi.rollout.capi_machine_template) with C(objects) makes
+        it. Every clone is read, planned and sent as a server-side dry run while the objects are planned; the
+        templates are created only after every check of every object passed, just before the first patch, and the
+        objects are switched to them. A template that cannot be made fails the task with nothing written
+        (RV(reason)=V(clone_refused)); a create that fails switches no object (V(create_failed); a re-run reuses
+        the templates already made). The clones' results are in RV(clones).
       - Counts as the selection; mutually exclusive with O(name), O(names), O(cluster_name), O(label_selectors)
         and O(infrastructure_ref).
     type: list
@@ -110,10 +117,28 @@ options:
         description: Name of the MachineDeployment or KubeadmControlPlane (O(kind)) in O(namespace).
         type: str
         required: true
-      infrastructure_ref:
-        description: The template this object is switched to, as in O(infrastructure_ref).
+      template:
+        description:
+          - The template to make for this object and switch it to, as one entry of the C(objects) of
+            M(capi.rollout.capi_machine_template) (without its C(kind), C(namespace) and C(name), which are this
+            object's). Its name is the object's current template's with a hash of the content, so a re-run finds it.
+          - Exactly one of O(switches[].template) and O(switches[].infrastructure_ref).
         type: dict
-        required: true
+        suboptions:
+          overrides:
+            description: Merged into C(spec.template.spec) of the clone (the new image or hardware).
+            type: dict
+          labels:
+            description: Labels added to the clone (a null value removes a copied one).
+            type: dict
+          annotations:
+            description: Annotations added to the clone (a null value removes a copied one).
+            type: dict
+      infrastructure_ref:
+        description:
+          - The template this object is switched to, as in O(infrastructure_ref).
+          - Exactly one of O(switches[].template) and O(switches[].infrastructure_ref).
+        type: dict
         suboptions:
           name:
             description: Name of the template.
@@ -218,6 +243,29 @@ EXAMPLES = r'''
     reason: hardware refresh
     wait: true
 
+- name: Make a new template for each pool (its current one with a new image) and roll the pools onto them, in one task
+  capi.rollout.capi_rollout_restart:
+    namespace: fleet-a
+    switches:
+      - name: prod-eu-1-md-0
+        template:
+          overrides:
+            ami:
+              id: ami-0a1b2c3d4e5f
+      - name: prod-eu-1-md-1
+        template:
+          overrides:
+            ami:
+              id: ami-0a1b2c3d4e5f
+            instanceType: m7i.2xlarge
+    rollout_id: CHG-4713
+    reason: hardware refresh
+  register: refresh
+
+- name: Show the templates it made
+  ansible.builtin.debug:
+    msg: "{{ refresh.clones | map(attribute='infrastructure_ref.name') | list }}"
+
 - name: Restart every MachineDeployment of one cluster once per change ticket (re-runs change nothing)
   capi.rollout.capi_rollout_restart:
     namespace: fleet-a
@@ -248,7 +296,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 changed:
-  description: Whether any object was (in check mode, would be) changed.
+  description: Whether any object was (in check mode, would be) changed, or a template made for O(switches[].template).
   returned: always
   type: bool
   sample: true
@@ -344,8 +392,32 @@ objects:
       returned: when O(wait=true)
       type: dict
       sample: {name: prod-eu-1-md-0, rollout: {complete: true}, replicas: {desired: 3, up_to_date: 3}}
+reason:
+  description:
+    - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(template_not_found),
+      V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), and for O(switches[].template) V(clone_refused)
+      (a template could not be made; nothing was written) or V(create_failed) (no object was switched).
+  returned: on failure
+  type: str
+  sample: clone_refused
+clones:
+  description:
+    - The templates made for O(switches[].template) entries, one entry per such object in the given order, as the
+      C(results) of M(capi.rollout.capi_machine_template) with C(objects). Also returned when the task fails on them.
+  returned: when O(switches) has a O(switches[].template) and its clones were checked
+  type: list
+  elements: dict
+  sample:
+    - ref: machinedeployment/fleet-a/prod-eu-1-md-0
+      failed: false
+      changed: true
+      created: true
+      message: awsmachinetemplate/fleet-a/prod-eu-1-md-0-3f9a61c2 created from awsmachinetemplate/fleet-a/prod-eu-1-md-0
+      infrastructure_ref: {api_group: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: prod-eu-1-md-0-3f9a61c2}
 diff:
-  description: Before and after of the changed fields of each changed object, as YAML text.
+  description:
+    - Before and after of the changed fields of each changed object, as YAML text; first each template made for
+      O(switches[].template).
   returned: when diff mode is on
   type: list
   elements: dict

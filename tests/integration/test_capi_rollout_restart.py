@@ -338,3 +338,52 @@ def test_a_lease_held_by_another_run_stops_a_restart_a_clone_and_a_wait_before_t
     assert [(e["verb"], e["objectRef"]["resource"]) for e in capi.writes(mark)] == [("update", "leases")]
     assert capi.admin.get(lease_path)["spec"]["holderIdentity"] == "it/me"
     assert capi.run("capi_rollout_lock", state="released", **mine)["changed"] is True
+
+
+def test_switches_with_a_template_make_each_template_and_switch_in_one_call(capi):
+    """The clone and the switch of a hardware refresh's wave in one task: every template checked as a dry run, then
+    created, then every object switched - read back from the cluster."""
+    namespace = "team-t"
+    names = ("wt-md-0", "wt-md-1")
+    capi.add_workload("wt", namespace, "v1.30.4", list(names))
+    image = {"customImage": "kindest/node:v1.30.4-gen2"}
+    switches = [{"name": name, "template": {"overrides": image, "labels": {"hardware": "gen2"}}} for name in names]
+    # a field the template kind does not know (the API server would drop it): refused, nothing written at all
+    mark = capi.mark()
+    typo = [{"name": names[0], "template": {"overrides": image}}, {"name": names[1], "template": {"overrides": {"customImag": "x"}}}]
+    refused = capi.run("capi_rollout_restart", namespace=namespace, switches=typo, rollout_id="HW-T")
+    assert refused.failed and refused["reason"] == "clone_refused", refused
+    assert refused["msg"].startswith(f"machinedeployment/{namespace}/wt-md-1: 1 of 2 new template(s) could not be made"), refused["msg"]
+    assert "spec.template.spec.customImag" in refused["msg"]
+    assert [(c["ref"], c["failed"]) for c in refused["clones"]] == [
+        (f"machinedeployment/{namespace}/{name}", name == names[1]) for name in names]
+    assert not capi.writes(mark) and refused["changed"] is False
+    # positive control: both templates were asked, as dry runs
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in capi.dry_runs(mark)] == [("create", "dockermachinetemplates")] * 2
+
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", namespace=namespace, switches=switches, rollout_id="HW-T", reason="hardware refresh",
+                   wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    made = {clone["ref"].rsplit("/", 1)[1]: clone["infrastructure_ref"]["name"] for clone in res["clones"]}
+    assert all(clone["created"] for clone in res["clones"]) and sorted(made) == list(names)
+    for name in names:
+        template = capi.get("DockerMachineTemplate", made[name], namespace)
+        assert template["spec"]["template"]["spec"]["customImage"] == image["customImage"]
+        assert template["metadata"]["labels"]["hardware"] == "gen2"
+        md = capi.get("MachineDeployment", name, namespace)
+        assert md["spec"]["template"]["spec"]["infrastructureRef"]["name"] == made[name]
+    assert [e["status"]["rollout"]["complete"] for e in res["objects"]] == [True, True]
+    # every template checked before the first create, every create before the first patch; no GET of a new template
+    requests = [r for r in shape(capi.requests(mark)) if r not in (("list", "machinesets"), ("watch", "machinedeployments"))]
+    assert requests == RESTART_REQUESTS[:3] + [("get", "/apis/infrastructure.cluster.x-k8s.io/" + capi.version),
+                                               ("list", "dockermachinetemplates")] + \
+        [("create", "dockermachinetemplates?dryRun")] * 2 + [("create", "dockermachinetemplates")] * 2 + \
+        [("patch", "machinedeployments")] * 2, requests
+
+    # a re-run finds the templates and the rollout id: nothing is written
+    mark = capi.mark()
+    again = capi.run("capi_rollout_restart", namespace=namespace, switches=switches, rollout_id="HW-T")
+    assert not again.failed, again.get("msg")
+    assert again["changed"] is False and [c["created"] for c in again["clones"]] == [False, False]
+    assert not capi.writes(mark) and not capi.dry_runs(mark)

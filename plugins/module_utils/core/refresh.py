@@ -220,28 +220,25 @@ def result_ref(result):
     return result.get("ref") or (item.get("ref") if isinstance(item, dict) else None)
 
 
+def _template_settings(obj):
+    """The settings of the target template of ``obj`` (its ``clone`` settings, see clone_settings)."""
+    settings = obj.get("clone") or {}
+    return {"overrides": settings.get("overrides") or {}, "labels": settings.get("labels") or {},
+            "annotations": settings.get("annotations") or {}}
+
+
 def clone_requests(objects):
     """The ``objects`` option of one capi_machine_template call that clones the target templates of ``objects``
     (plan objects or selected entries, each with its ``clone`` settings, see clone_settings)."""
-    out = []
-    for obj in objects or []:
-        settings = obj.get("clone") or {}
-        out.append({"kind": obj.get("kind"), "namespace": obj.get("namespace"), "name": obj.get("name"),
-                    "overrides": settings.get("overrides") or {}, "labels": settings.get("labels") or {},
-                    "annotations": settings.get("annotations") or {}})
-    return out
+    return [dict(_template_settings(obj), kind=obj.get("kind"), namespace=obj.get("namespace"), name=obj.get("name"))
+            for obj in objects or []]
 
 
-def switch_calls(objects, clones=None, restart=False):
+def switch_calls(objects, restart=False):
     """The capi_rollout_restart calls that switch (or, with ``restart``, restart) ``objects`` (plan objects of one
-    wave; resumed ones are switched already and left out): one call per kind and namespace, each object to the
-    template capi_machine_template cloned for it (``clones``: its registered result, or its ``results``).
-    Each call has ``kind``, ``namespace``, ``refs`` and either ``names`` (restart) or ``switches``."""
-    results = clones.get("results") if isinstance(clones, dict) else clones
-    cloned = {}
-    for result in results or []:
-        if isinstance(result, dict) and result.get("infrastructure_ref") and not result.get("failed"):
-            cloned.setdefault(result_ref(result), result["infrastructure_ref"])
+    wave; resumed ones are switched already and left out): one call per kind and namespace, each object with the
+    ``template`` the call makes for it and switches it to (its ``clone`` settings). Each call has ``kind``,
+    ``namespace``, ``refs`` and either ``names`` (restart) or ``switches``."""
     calls = {}
     for obj in objects or []:
         if obj.get("resume"):
@@ -251,11 +248,8 @@ def switch_calls(objects, clones=None, restart=False):
         call["refs"].append(obj.get("ref"))
         if restart:
             call.setdefault("names", []).append(obj.get("name"))
-            continue
-        target = cloned.get(obj.get("ref"))
-        if not target:
-            raise ValueError(f"{obj.get('ref')}: no target template was cloned for it; nothing was switched")
-        call.setdefault("switches", []).append({"name": obj.get("name"), "infrastructure_ref": dict(target)})
+        else:
+            call.setdefault("switches", []).append({"name": obj.get("name"), "template": _template_settings(obj)})
     return list(calls.values())
 
 

@@ -69,11 +69,17 @@ INFRASTRUCTURE_REF_OPTIONS = {
     "api_group": {"type": "str"},
     "api_version": {"type": "str"},
 }
-# capi_rollout_restart's switches: the objects to select, each with the template it is switched to.
+# capi_rollout_restart's switches: the objects to select, each with the template it is switched to, or the
+# template to make for it (capi_machine_template's per-object settings).
 SWITCHES_ARG_SPEC = {"type": "list", "elements": "dict", "options": {
     "name": {"type": "str", "required": True},
-    "infrastructure_ref": {"type": "dict", "required": True, "options": INFRASTRUCTURE_REF_OPTIONS},
-}}
+    "infrastructure_ref": {"type": "dict", "options": INFRASTRUCTURE_REF_OPTIONS},
+    "template": {"type": "dict", "options": {
+        "overrides": {"type": "dict"},
+        "labels": {"type": "dict"},
+        "annotations": {"type": "dict"},
+    }},
+}, "mutually_exclusive": [["infrastructure_ref", "template"]], "required_one_of": [["infrastructure_ref", "template"]]}
 # switches is a fourth way to select (and names each object's template): restart only, pause and undo keep
 # the shared rules above.
 RESTART_MUTUALLY_EXCLUSIVE = TARGET_MUTUALLY_EXCLUSIVE + [

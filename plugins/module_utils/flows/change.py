@@ -103,11 +103,11 @@ def run_change(module, verb):
         extra = {}
         if isinstance(err, StoppedPartWay):
             extra = {"changed_objects": err.changed_refs, "unchanged_objects": err.unchanged_refs}
-        run.fail(err, changed=any(entry["changed"] for entry in results) and not module.check_mode, objects=results,
-                 **extra)
-    out = run.result(changed=any(entry["changed"] for entry in results), objects=results)
+        run.fail(err, changed=(bool(run.writes) or any(entry["changed"] for entry in results)) and not module.check_mode,
+                 objects=results, **extra)
+    out = run.result(changed=bool(run.writes) or any(entry["changed"] for entry in results), objects=results)
     if module._diff:
-        out["diff"] = diffs
+        out["diff"] = run.writes + diffs
     module.exit_json(**out)
 
 

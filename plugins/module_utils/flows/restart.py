@@ -2,7 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The restart verb of flows.change (capi_rollout_restart): a rollout trigger now or at ``after``, or a switch
 to another infrastructure template, one for every selected object (``infrastructure_ref``) or one per object
-(``switches``) (core.restart decides)."""
+(``switches``) (core.restart decides).
+
+A switch may name, instead of a template, the ``template`` to make for it: a clone of the object's current one
+(flows.machine_template, as capi_machine_template with ``objects``). Every clone is read, planned and sent as a
+server-side dry run while the objects are planned; the templates are created only once every check of every
+object passed, just before the first patch. The whole switch of a wave is then one module call.
+"""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -17,6 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import restart a
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
+from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 
 
 def refuse_early(params):
@@ -38,17 +45,82 @@ def _switch_name(item):
     return str(item["name"]).strip()
 
 
-def _infrastructure_refs(params):
-    """{object name: the template it is switched to} of ``switches``; None without them (``infrastructure_ref``,
-    if any, is every selected object's)."""
+def _infrastructure_refs(params, cloned):
+    """{object name: the template it is switched to} of ``switches`` (``cloned``: the targets of the clones made
+    for ``template`` entries); None without them (``infrastructure_ref``, if any, is every selected object's)."""
     if params.get("switches") is None:
         return None
-    return {_switch_name(item): item["infrastructure_ref"] for item in params["switches"]}
+    return {_switch_name(item): cloned.get(_switch_name(item)) or item["infrastructure_ref"] for item in params["switches"]}
+
+
+class Clones(object):
+    """The clones of a restart's ``switches[].template`` entries through their two steps: checked while the
+    objects are planned (``check``), created after every check passed (``create``). Their results (capi_machine_template's
+    ``results``) go into the task's result as ``clones``."""
+
+    def __init__(self, run, selected):
+        self.run = run
+        self.selected = selected
+        wanted = [item for item in run.module.params.get("switches") or [] if item.get("template") is not None]
+        self.refs = [make_ref(selected.kind, selected.namespace, _switch_name(item)) for item in wanted]
+        self.requests = [machine_template.object_request(
+            dict(item["template"], kind=selected.kind, name=_switch_name(item)), selected.namespace) for item in wanted]
+        self.todo = []
+        self.failed = {}
+
+    def check(self):
+        """Read, plan and dry-run create every clone; {object name: its target template}. Nothing is written; a
+        clone that fails a check fails the task (reason clone_refused) before any write."""
+        if not self.requests:
+            return {}
+        # the selection is one LIST of the objects' collection: the clones read their sources from it
+        reads = templates.Reads(self.run.api, by_list=True)
+        resource = apiversion.resource(self.selected.kind, self.selected.version)
+        reads.remember(resource["group"], self.selected.version, resource["plural"], self.selected.namespace,
+                       self.selected.objects)
+        self.todo, self.failed = machine_template.check_objects(self.run, self.requests, reads)
+        if self.failed:
+            self._publish()
+            raise self._failure("could not be made, so no object was switched; nothing was changed", "clone_refused",
+                                "fix the template settings of these objects (switches[].template)")
+        return {request["from_object"]["name"]: clone.plan["infrastructure_ref"]
+                for request, clone in zip(self.requests, self.todo)}
+
+    def create(self):
+        """Create the checked clones that do not exist yet (the task's first writes); a failed create fails the
+        task (reason create_failed) before any object is switched."""
+        for index, clone in enumerate(self.todo):
+            if clone.pending:
+                try:
+                    machine_template.create(self.run, clone)
+                except machine_template.FAILURES as err:
+                    self.failed[index] = self.run.error(err)
+        made = [clone for index, clone in enumerate(self.todo) if index not in self.failed and clone.created]
+        self.run.writes.extend(clone.plan["diff"] for clone in made)
+        self._publish()
+        if self.failed:
+            raise self._failure(f"could not be created ({len(made)} were), so no object was switched", "create_failed",
+                                "fix the cause and re-run: templates already made are reused")
+
+    def made(self):
+        """(namespace, kind, name) of every template these clones make (not checked to exist before the switch)."""
+        return {(request["namespace"], clone.plan["infrastructure_ref"]["kind"], clone.plan["infrastructure_ref"]["name"])
+                for request, clone in zip(self.requests, self.todo)}
+
+    def _failure(self, what, reason, hint):
+        named = " | ".join(f"{self.refs[index]}: {self.failed[index].message}" for index in sorted(self.failed))
+        return RolloutError(f"{len(self.failed)} of {len(self.todo)} new template(s) {what}: {named}",
+                            ref=self.refs[min(self.failed)], reason=reason, hint=hint)
+
+    def _publish(self):
+        """The clones' results into the task's result (once: each clone's warnings become Ansible warnings)."""
+        self.run.extras["clones"] = machine_template.object_results(self.run.module, self.refs, self.todo, self.failed)
 
 
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
-    per_object = _infrastructure_refs(params)
+    clones = run.verb_state = Clones(run, selected)
+    per_object = _infrastructure_refs(params, clones.check())
     recording = records.Recording.from_params(params, actor)
     machine_sets = machines = None
     if restarts.is_past(params.get("after"), now):
@@ -73,15 +145,20 @@ def planner(run, selected, clusters, now, actor):
 
 def check_plans(run, planned):
     """Every template a planned switch points at must exist and be a machine template, checked before the first
-    write (client.templates.check_templates: one GET for one template, one LIST per kind for several)."""
+    write (client.templates.check_templates: one GET for one template, one LIST per kind for several), unless a
+    clone of this task makes it; then the clones are created."""
     required = {}
+    made = run.verb_state.made()
     for _obj, plan in planned:
         if not plan["changed"]:
             continue
         for item in plan.get("required_templates") or []:
             namespace = item.get("namespace") or plan["namespace"]
+            if (namespace, item["kind"], item["name"]) in made:
+                continue
             key = (namespace, item["api_group"], item["kind"], item["name"])
             # the first object that needs a template is named when it is missing
             required.setdefault(key, (namespace, {"api_group": key[1], "kind": key[2], "name": key[3]}, plan["ref"]))
     if required:
         templates.check_templates(run.api, run.discovery, list(required.values()))
+    run.verb_state.create()

@@ -42,6 +42,9 @@ class Run(object):
         self.progress = []
         # The MachineSets the last wait decided with, so its result entries agree with it.
         self.waited_machine_sets = None
+        self.extras = {}        # result fields of a verb's own (flows.restart: ``clones``), in success and failure
+        self.writes = []        # diffs of writes a verb made besides the objects' patches (flows.restart: templates)
+        self.verb_state = None  # what a verb's planner hands to its check_plans (flows.change)
 
     def connect(self, dry_run=None):
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
@@ -68,6 +71,7 @@ class Run(object):
         known = self.api is not None and self.api.clock.known
         out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0,
                "server_time": timeutil.format_time(self.api.server_now()) if known else None}
+        out.update(self.extras)
         out.update(extra)
         return out
 

@@ -58,9 +58,14 @@ def _by_ref(resources):
     return out
 
 
-def _failed_clones(clones):
-    """Refs of the objects whose target template capi_machine_template could not make (its ``results``)."""
-    return [refresh.result_ref(result) for result in (clones or {}).get("results") or []
+def _clones(switches):
+    """The results of the templates a wave's capi_rollout_restart calls made (each call's ``clones``)."""
+    return [clone for result in (switches or {}).get("results") or [] for clone in result.get("clones") or []]
+
+
+def _failed_clones(switches):
+    """Refs of the objects whose target template could not be made (the switch calls' ``clones``)."""
+    return [refresh.result_ref(result) for result in _clones(switches)
             if result.get("failed") is True and refresh.result_ref(result)]
 
 
@@ -98,11 +103,11 @@ def _failed_reason(result):
     return (failed[0] if failed else result or {}).get("reason")
 
 
-def switched(objects, wave_objects, clones, restart, now):
+def switched(objects, wave_objects, switches, restart, now):
     """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) was
-    switched to its target template (from ``clones``, the result of capi_machine_template)."""
+    switched to its target template (made by the switch calls, ``switches``: their registered loop result)."""
     cloned = {}
-    for result in (clones or {}).get("results") or []:
+    for result in _clones(switches):
         cloned.setdefault(refresh.result_ref(result), result)
     changes = {}
     for obj in wave_objects:
@@ -147,10 +152,11 @@ def _next_step(reason, kind, refresh_id):
     return text
 
 
-def wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task, failed_result, now, refresh_id,
+def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result, now, refresh_id,
                 settings, undo_on_failure=True, restart=False):
-    """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``clones``, ``switches``:
-    the switches or restarts) and of the task that failed (``failed_task``: its name, ``failed_result``).
+    """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``switches``: the
+    switches, with the templates they made, or restarts) and of the task that failed (``failed_task``: its name,
+    ``failed_result``).
 
     ``settings``: ``stall_timeout``, ``wait_timeout``, ``soak_seconds`` (named in the reasons). Returns ``objects``
     with the failed objects and the other switched ones recorded, ``status`` (the management cluster's result,
@@ -163,7 +169,7 @@ def wave_failed(objects, wave, wave_objects, wait, clones, switches, failed_task
     reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
-    failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(clones) + failed_switches)
+    failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     switched_refs = _unique(switched + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
     phrase = _phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))

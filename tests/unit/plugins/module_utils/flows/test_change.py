@@ -461,3 +461,123 @@ def test_switches_alone_are_a_selection_and_need_name_and_template(restart_spec)
     # pause and undo keep the shared rule, without switches
     assert "switches" not in args.TARGET_REQUIRED_ONE_OF[0]
     assert not [pair for pair in args.TARGET_MUTUALLY_EXCLUSIVE if "switches" in pair]
+
+
+# ----- switches with a template: the clone and the switch in one call -----
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone  # noqa: E402
+
+INFRA_RESOURCES = {"kind": "APIResourceList", "resources": [
+    {"name": "dockermachinetemplates", "kind": "DockerMachineTemplate", "namespaced": True}]}
+IMAGE = {"customImage": "kindest/node:v2"}
+FORBIDDEN = {"kind": "Status", "code": 403, "reason": "Forbidden", "message": "no create for you"}
+
+
+def source_template(name):
+    obj = machine_template(name)
+    obj["metadata"].update(uid=f"uid-{name}", resourceVersion="7")
+    return obj
+
+
+def made(obj):
+    out = copy.deepcopy(obj)
+    out["metadata"].update(uid="uid-new", resourceVersion="12")
+    return out
+
+
+def templated(name):
+    return {"name": name, "infrastructure_ref": None, "template": {"overrides": IMAGE, "labels": None, "annotations": None}}
+
+
+def script_clones(conn, names, sources=None):
+    """Two MachineDeployments on templates <name>-infra-v1; returns {name: the clone's planned object}."""
+    mds = [objs.machine_deployment(name=name, infra=f"{name}-infra-v1") for name in names]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", INFRA, body=INFRA_RESOURCES)
+    sources = sources if sources is not None else names
+    conn.add("GET", TEMPLATES, body={"items": [source_template(f"{name}-infra-v1") for name in sources]})
+    planned = {name: template_clone.plan_clone(source_template(f"{name}-infra-v1"), IMAGE)["object"] for name in names}
+    return mds, planned
+
+
+def test_template_switches_make_each_template_then_switch_in_one_call(conn):
+    mds, planned = script_clones(conn, ("md-0", "md-1"))
+    for name in ("md-0", "md-1", "md-0", "md-1"):  # the two dry runs, then the two creates
+        conn.add("POST", TEMPLATES, status=201, body=made(planned[name]))
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", body=mds[1])
+    out = run(FakeModule(switches=[templated("md-0"), templated("md-1")], rollout_id="CHG-9"))
+    assert not out.failed, out.result
+    # the sources from one template list; every clone checked as a dry run before the first create, the creates
+    # before the first patch; the new templates are not read again (this call made them)
+    assert [(s["method"], s["path"], s["query"].get("dryRun")) for s in conn.sent] == [
+        ("GET", "/apis", None), ("GET", MDS, None), ("GET", CLUSTERS + "/c1", None), ("GET", INFRA, None),
+        ("GET", TEMPLATES, None), ("POST", TEMPLATES, "All"), ("POST", TEMPLATES, "All"), ("POST", TEMPLATES, None),
+        ("POST", TEMPLATES, None), ("PATCH", MDS + "/md-0", None), ("PATCH", MDS + "/md-1", None)]
+    clones = out.result["clones"]
+    assert [(c["ref"], c["created"], c["failed"]) for c in clones] == [
+        ("machinedeployment/default/md-0", True, False), ("machinedeployment/default/md-1", True, False)]
+    for sent, name, clone in zip(conn.sent[-2:], ("md-0", "md-1"), clones):
+        written = objs.apply_json_patch(mds[int(name[-1])], sent["body"])
+        assert written["spec"]["template"]["spec"]["infrastructureRef"]["name"] == planned[name]["metadata"]["name"]
+        assert clone["infrastructure_ref"]["name"] == planned[name]["metadata"]["name"]
+    assert out.result["changed"] is True
+    assert [e["action"] for e in out.result["objects"]] == ["restarted", "restarted"]
+
+
+def test_template_switches_in_check_mode_send_every_write_as_a_dry_run(conn):
+    mds, planned = script_clones(conn, ("md-0", "md-1"))
+    for name in ("md-0", "md-1"):
+        conn.add("POST", TEMPLATES, status=201, body=made(planned[name]))
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", body=mds[1])
+    out = run(FakeModule(check_mode=True, diff=True, switches=[templated("md-0"), templated("md-1")]))
+    assert not out.failed, out.result
+    writes = [(s["method"], s["query"].get("dryRun")) for s in conn.sent if s["method"] != "GET"]
+    assert writes == [("POST", "All"), ("POST", "All"), ("PATCH", "All"), ("PATCH", "All")]
+    assert out.result["changed"] is True
+    # --diff: each new template, then each patch
+    assert len(out.result["diff"]) == 4
+    assert [c["message"] for c in out.result["clones"]] == [
+        f"dockermachinetemplate/default/{planned[name]['metadata']['name']} would be created from "
+        f"dockermachinetemplate/default/{name}-infra-v1" for name in ("md-0", "md-1")]
+
+
+def test_a_template_that_cannot_be_made_switches_nothing_and_creates_nothing(conn):
+    mds, planned = script_clones(conn, ("md-0", "md-1"), sources=("md-0",))
+    conn.add("POST", TEMPLATES, status=201, body=made(planned["md-0"]))
+    out = run(FakeModule(switches=[templated("md-0"), templated("md-1")]))
+    assert out.failed and out.result["reason"] == "clone_refused"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: 1 of 2 new template(s) could not be made, so no "
+                                        "object was switched; nothing was changed: machinedeployment/default/md-1: ")
+    # positive control: md-0's template was checked (a dry run), and nothing else was sent
+    assert [(s["method"], s["query"].get("dryRun")) for s in conn.sent if s["method"] != "GET"] == [("POST", "All")]
+    assert [(c["ref"], c["failed"]) for c in out.result["clones"]] == [
+        ("machinedeployment/default/md-0", False), ("machinedeployment/default/md-1", True)]
+    assert out.result["changed"] is False and out.result["objects"] == []
+
+
+def test_a_failed_create_switches_nothing_and_says_what_was_made(conn):
+    mds, planned = script_clones(conn, ("md-0", "md-1"))
+    conn.add("POST", TEMPLATES, status=201, body=made(planned["md-0"]))
+    conn.add("POST", TEMPLATES, status=201, body=made(planned["md-1"]))
+    conn.add("POST", TEMPLATES, status=201, body=made(planned["md-0"]))
+    conn.add("POST", TEMPLATES, status=403, body=FORBIDDEN)
+    out = run(FakeModule(switches=[templated("md-0"), templated("md-1")]))
+    assert out.failed and out.result["reason"] == "create_failed"
+    assert "1 of 2 new template(s) could not be created (1 were), so no object was switched" in out.result["msg"]
+    assert not [s for s in conn.sent if s["method"] == "PATCH"]
+    assert [(c["ref"], c["created"]) for c in out.result["clones"] if not c["failed"]] == [("machinedeployment/default/md-0", True)]
+    # a template was made: the task changed something
+    assert out.result["changed"] is True
+
+
+def test_a_switch_takes_a_template_or_an_infrastructure_ref_not_both(restart_spec):
+    validator = ArgumentSpecValidator(restart_spec["argument_spec"], mutually_exclusive=restart_spec["mutually_exclusive"],
+                                      required_one_of=restart_spec["required_one_of"])
+    assert validator.validate({"switches": [{"name": "md-0", "template": {"overrides": IMAGE}}]}).error_messages == []
+    both = validator.validate({"switches": [{"name": "md-0", "template": {}, "infrastructure_ref": {"name": "t"}}]})
+    assert any("mutually exclusive" in text for text in both.error_messages), both.error_messages
+    neither = validator.validate({"switches": [{"name": "md-0"}]})
+    assert any("one of the following is required" in text for text in neither.error_messages), neither.error_messages

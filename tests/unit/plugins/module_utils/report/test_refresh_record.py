@@ -28,9 +28,15 @@ def by_ref(*objs):
 
 
 def cloned(objs, failed=(), **extra):
-    """The registered result of one capi_machine_template call with ``objects``: one result per object, named by ``ref``."""
-    return {"results": [dict({"ref": o["ref"], "failed": o["ref"] in failed, "msg": "pruned" if o["ref"] in failed else ""}, **extra)
-                        for o in objs]}
+    """The registered loop result of one capi_rollout_restart call that made the templates of ``objs``
+    (switches[].template): its ``clones``, one per object named by ``ref``; with ``failed``, the call failed on them
+    before any write (clone_refused)."""
+    clones = [dict({"ref": o["ref"], "failed": o["ref"] in failed, "msg": "pruned" if o["ref"] in failed else ""}, **extra)
+              for o in objs]
+    result = {"item": {"refs": [o["ref"] for o in objs]}, "failed": bool(failed), "clones": clones}
+    if failed:
+        result.update(reason="clone_refused", ref=failed[0], msg="1 of 2 new template(s) could not be made: pruned")
+    return {"results": [result]}
 
 
 def switch_call(objs, changed=None, stopped_at=None, **extra):
@@ -58,10 +64,10 @@ def test_merge_is_ansibles_recursive_combine():
     assert base["a"]["c"] == {"d": 2}, "the input was changed"
 
 
-def test_switched_records_the_cloned_template_and_leaves_resumed_objects_alone():
+def test_switched_records_the_template_made_and_leaves_resumed_objects_alone():
     a, b, c = obj("a"), obj("b"), obj("c", resume=True)
-    clones = cloned([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
-    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], clones, False, NOW)
+    switches = cloned([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
+    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], switches, False, NOW)
     assert out[a["ref"]]["started"] == NOW
     assert out[a["ref"]]["after"] == {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "cloned"}, "version": "v1.30.4"}
     assert out[a["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "cloned"}
@@ -87,8 +93,7 @@ def test_rolled_out_takes_the_templates_read_back():
 def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDeployment", **kwargs):
     switched = objs if switched is None else switched
     switches = kwargs.pop("switches", None) or switch_call(switched, stopped_at=kwargs.pop("stopped_at", None))
-    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait,
-                                      kwargs.pop("clones", None) or cloned(switched), switches,
+    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, switches,
                                       kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
                                       failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
 
@@ -140,13 +145,15 @@ def test_a_switch_refused_before_any_write_switches_none_of_its_objects():
     assert out["failed_refs"] == [a["ref"], b["ref"]] and out["undo_refs"] == []
 
 
-def test_a_template_that_could_not_be_cloned_is_the_failure():
-    a, b = obj("a"), obj("b")
-    out = failed_wave([a, b], {}, clones=cloned([a, b], failed=(b["ref"],)), switches={"results": [{"item": {}, "skipped": True}]},
-                      failed_result={"msg": "1 of 2 object(s) could not be cloned", "results": [{"failed": True, "msg": "pruned"}]},
-                      failed_task="Create the target templates")
-    assert out["failed_refs"] == [b["ref"]] and out["undo_refs"] == []
-    assert out["objects"][b["ref"]]["failure_reason"] == "Create the target templates failed: pruned"
+def test_a_template_that_could_not_be_made_is_the_failure_and_nothing_of_its_call_was_switched():
+    a, b, c = obj("a"), obj("b"), obj("c")
+    out = failed_wave([a, b, c], {}, switches=cloned([a, b, c], failed=(b["ref"], c["ref"])),
+                      failed_result={"msg": "One or more items failed", "results": [{"failed": True, "msg": "pruned"}]},
+                      failed_task="Make the target templates and switch to them")
+    assert out["failed_refs"] == [b["ref"], c["ref"]] and out["undo_refs"] == []
+    assert out["objects"][b["ref"]]["failure_reason"] == "Make the target templates and switch to them failed: pruned"
+    # positive control: a's template could be made, but the call switched nothing
+    assert out["objects"][a["ref"]]["result"] == "pending"
 
 
 def test_without_failed_objects_the_reason_is_the_phrase_and_the_message():
@@ -157,16 +164,10 @@ def test_without_failed_objects_the_reason_is_the_phrase_and_the_message():
     assert out["undo"] == [] and out["objects"][a["ref"]]["result"] == "running"
 
 
-def test_a_lock_lost_when_a_clone_or_switch_call_renewed_it_fails_the_wave_on_the_lock():
+def test_a_lock_lost_when_a_switch_call_renewed_it_fails_the_wave_on_the_lock():
     a, b = obj("a"), obj("b")
     lost = {"failed": True, "reason": "lock_lost", "msg": "lost the lock: held by colleague/run; nothing was written"}
-    # the clone call found another holder: nothing was cloned or switched
-    out = failed_wave([a, b], {}, clones={"results": []}, switches={"results": [{"item": {}, "skipped": True}]},
-                      failed_result=dict(lost, results=[]), failed_task="Create the target templates")
-    assert out["status"]["failure_reason"] == f"wave wave-1 failed: another run took the lock of this management cluster: {lost['msg']}"
-    assert out["failed_refs"] == [] and out["undo"] == []
-    assert [out["objects"][o["ref"]]["result"] for o in (a, b)] == ["pending", "pending"]
-    # the switch call found it: its objects were not switched, and are not failed either
+    # the switch call found another holder: its objects were not switched, and are not failed either
     out = failed_wave([a, b], {}, switches={"results": [dict(lost, item={"refs": [a["ref"], b["ref"]]}, ref="lease/default/x")]},
                       failed_result={"msg": "One or more items failed", "results": [lost]},
                       failed_task="Switch to the target templates")

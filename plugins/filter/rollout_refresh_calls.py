@@ -19,8 +19,8 @@ description:
     C(clone) settings, see P(capi.rollout.rollout_refresh_targets#filter)).
   - V(switch) - the M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace - C(kind), C(namespace),
     C(refs) (the objects' references, for the record) and C(switches) (each object with the
-    O(capi.rollout.capi_rollout_restart#module:switches[].template) the call makes for it and switches it to: its own
-    C(clone) settings) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already)
+    O(capi.rollout.capi_rollout_restart#module:switches[].template) the call makes for it and switches it to, from its
+    own C(clone) settings) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already)
     are left out.
   - Used by the C(capi.rollout.hardware_refresh) role.
 positional: _input, step

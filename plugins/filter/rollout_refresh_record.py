@@ -14,8 +14,8 @@ description:
   - The C(capi.rollout.hardware_refresh) role keeps the objects of its plan (RV(capi.rollout.capi_refresh_plan#module:plan))
     as a dictionary by C(ref); after each step this filter merges what the step found out into them, in one call
     whatever the number of objects, and returns the objects (the step V(wave_failed) returns more, see RV(_value)).
-  - V(switched) - when each object of a wave (O(wave_objects)) was switched, to the template made for it (O(switches)),
-    and the template it must stay on while the wave waits.
+  - V(switched) - when each object of a wave (O(wave_objects)) that the switch calls (O(switches)) switched was switched
+    (their C(server_time)), to the template made for it, and the template it must stay on while the wave waits.
   - V(rolled_out) - the objects of a wave that rolled out and soaked (O(resources)), with their templates read back.
   - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
     O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of

@@ -101,9 +101,9 @@ options:
         missing template, a topology-managed or paused object, ...) fails the task with nothing written. Several
         templates are checked with one list request per template kind.
       - With O(rollout_id), a re-run changes only the objects that do not record it yet.
-      - An entry may give, instead of the template, the O(switches[].template) to make for the object: a clone of
+      - An entry may give, instead of the template, the O(switches[].template) to make for the object (a clone of
         its current template with new settings, made as M(capi.rollout.capi_machine_template) with C(objects) makes
-        it. Every clone is read, planned and sent as a server-side dry run while the objects are planned; the
+        it). Every clone is read, planned and sent as a server-side dry run while the objects are planned; the
         templates are created only after every check of every object passed, just before the first patch, and the
         objects are switched to them. A template that cannot be made fails the task with nothing written
         (RV(reason)=V(clone_refused)); a create that fails switches no object (V(create_failed); a re-run reuses

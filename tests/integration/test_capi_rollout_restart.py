@@ -345,7 +345,7 @@ def test_switches_with_a_template_make_each_template_and_switch_in_one_call(capi
     created, then every object switched - read back from the cluster."""
     namespace = "team-t"
     names = ("wt-md-0", "wt-md-1")
-    capi.add_workload("wt", namespace, "v1.30.4", list(names))
+    capi.add_workload("wt", namespace, "v1.30.4", ["md-0", "md-1"])
     image = {"customImage": "kindest/node:v1.30.4-gen2"}
     switches = [{"name": name, "template": {"overrides": image, "labels": {"hardware": "gen2"}}} for name in names]
     # a field the template kind does not know (the API server would drop it): refused, nothing written at all

@@ -70,22 +70,24 @@ def _failed_clones(switches):
 
 
 def _switch_outcome(switches):
-    """(failed refs, switched refs) of a wave's capi_rollout_restart calls (a loop over refresh.switch_calls, each
-    ``item`` with the ``refs`` of its objects). A call that stopped part-way names what it changed and where it
-    stopped; a call refused before any write names the object it refused (every object of the call when it names
-    none); the other objects of a failed call were not switched."""
-    failed, switched = [], []
+    """(failed refs, {switched ref: when}) of a wave's capi_rollout_restart calls (a loop over refresh.switch_calls,
+    each ``item`` with the ``refs`` of its objects; when: the call's ``server_time``, as its patches were sent). A call
+    that stopped part-way names what it changed and where it stopped; a call refused before any write names the
+    object it refused (every object of the call when it names none); the other objects of a failed call were not
+    switched."""
+    failed, switched = [], {}
     for result in (switches or {}).get("results") or []:
         if "skipped" in result:
             continue
         refs = list((result.get("item") or {}).get("refs") or [])
+        when = result.get("server_time")
         if result.get("failed") is not True:
-            switched.extend(refs)
+            switched.update((ref, when) for ref in refs)
             continue
         if result.get("reason") == "lock_lost":
             continue  # refused before any write: the wave failed on the lock, not on these objects
         changed = list(result.get("changed_objects") or [])
-        switched.extend(changed)
+        switched.update((ref, when) for ref in changed)
         stopped_at = (result.get("unchanged_objects") or [result.get("ref")])[0]
         failed.extend([stopped_at] if stopped_at in refs else [ref for ref in refs if ref not in changed])
     return failed, switched
@@ -104,19 +106,21 @@ def _failed_reason(result):
 
 
 def switched(objects, wave_objects, switches, restart, now):
-    """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) was
-    switched to its target template (made by the switch calls, ``switches``: their registered loop result)."""
+    """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) that the
+    switch calls (``switches``: their registered loop result) switched was switched (their ``server_time``; ``now``
+    when they have none), to the target template made for it, and the template its wait holds it to."""
     cloned = {}
     for result in _clones(switches):
         cloned.setdefault(refresh.result_ref(result), result)
+    _failed, switched_at = _switch_outcome(switches)
     changes = {}
     for obj in wave_objects:
-        if obj.get("resume"):
+        if obj.get("resume") or obj["ref"] not in switched_at:
             continue
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
-        changes[obj["ref"]] = {"started": now, "after": {"infrastructure_ref": ref},
+        changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "after": {"infrastructure_ref": ref},
                                "wait": {"infrastructure_ref": None if restart else dict(ref)}}
     return _apply(objects, changes)
 
@@ -170,7 +174,7 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
     failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
-    switched_refs = _unique(switched + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
+    switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
     phrase = _phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
     stuck = wait.get("stuck") or {}

@@ -22,7 +22,7 @@ OBJECTS = {REF: {"kind": "MachineDeployment", "namespace": "default", "name": "a
 def test_one_call_records_a_step():
     out = record(OBJECTS, "rolled_out", resources=[{"ref": REF, "done_at": "t", "template": {"infrastructure_ref": {"name": "b"}}}])
     assert out[REF]["result"] == "succeeded" and out[REF]["after"]["infrastructure_ref"] == {"kind": "T", "name": "b"}
-    out = record(OBJECTS, "switched", wave_objects=list(OBJECTS.values()), switches={"results": []}, now="t0")
+    out = record(OBJECTS, "switched", wave_objects=list(OBJECTS.values()), switches={"results": [{"item": {"refs": [REF]}, "failed": False}]}, now="t0")
     assert out[REF]["started"] == "t0"
 
 

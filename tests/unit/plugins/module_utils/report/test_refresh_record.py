@@ -77,9 +77,23 @@ def test_switched_records_the_template_made_and_leaves_resumed_objects_alone():
 
 def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     a = obj("a")
-    out = refresh_record.switched(by_ref(a), [a], {"skipped": True, "skip_reason": "Conditional result was False"}, True, NOW)
+    restarted = {"results": [{"item": {"refs": [a["ref"]]}, "failed": False, "server_time": "2026-11-30T06:00:07Z"}]}
+    out = refresh_record.switched(by_ref(a), [a], restarted, True, NOW)
     assert out[a["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-new"}
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
+    # when: the call's own time (its patches), not the moment it is recorded
+    assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
+
+
+def test_only_what_the_switch_calls_switched_is_recorded_as_switched():
+    a, b, c = obj("a"), obj("b"), obj("c")
+    part_way = switch_call([a, b, c], stopped_at=b["ref"])
+    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], part_way, False, NOW)
+    assert out[a["ref"]]["started"] == NOW
+    assert out[b["ref"]] == b and out[c["ref"]] == c
+    # a call refused before any write (the lock was lost) switched nothing
+    lost = {"results": [{"item": {"refs": [a["ref"]]}, "failed": True, "reason": "lock_lost"}]}
+    assert refresh_record.switched(by_ref(a), [a], lost, False, NOW) == by_ref(a)
 
 
 def test_rolled_out_takes_the_templates_read_back():

@@ -89,6 +89,8 @@ class Clones(object):
     def create(self):
         """Create the checked clones that do not exist yet (the task's first writes); a failed create fails the
         task (reason create_failed) before any object is switched."""
+        if not self.requests:
+            return
         for index, clone in enumerate(self.todo):
             if clone.pending:
                 try:

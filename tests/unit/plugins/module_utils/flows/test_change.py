@@ -345,6 +345,8 @@ def test_switches_switch_each_object_to_its_own_template_with_one_template_list(
         assert entry["to"]["infrastructureRef"]["name"] == f"{name}-v2"
     assert [(e["name"], e["action"]) for e in out.result["objects"]] == [("md-0", "restarted"), ("md-1", "restarted")]
     assert "md-0-v2" in out.result["objects"][0]["message"] and "md-1-v2" in out.result["objects"][1]["message"]
+    # no template to make: no clones in the result
+    assert "clones" not in out.result
 
 
 def test_switches_to_one_template_still_get_it(conn):

@@ -103,12 +103,16 @@ def run_change(module, verb):
         extra = {}
         if isinstance(err, StoppedPartWay):
             extra = {"changed_objects": err.changed_refs, "unchanged_objects": err.unchanged_refs}
-        run.fail(err, changed=(bool(run.writes) or any(entry["changed"] for entry in results)) and not module.check_mode,
-                 objects=results, **extra)
-    out = run.result(changed=bool(run.writes) or any(entry["changed"] for entry in results), objects=results)
+        run.fail(err, changed=_changed(run, results) and not module.check_mode, objects=results, **extra)
+    out = run.result(changed=_changed(run, results), objects=results)
     if module._diff:
         out["diff"] = run.writes + diffs
     module.exit_json(**out)
+
+
+def _changed(run, results):
+    """Whether the task changed an object, or wrote something of its verb's own (restart's new templates)."""
+    return bool(run.writes) or any(entry["changed"] for entry in results)
 
 
 def _result_entry(plan):

@@ -240,6 +240,11 @@ def check_objects(run, requests, reads=None):
     return todo, failed
 
 
+def failures_named(refs, failed):
+    """``ref: message`` of every failed object (``failed``: index -> RolloutError), in the given order."""
+    return " | ".join(f"{refs[index]}: {failed[index].message}" for index in sorted(failed))
+
+
 def object_results(module, refs, todo, failed):
     """One ``results`` entry per object (its ``ref`` first); each clone's warnings also as Ansible warnings."""
     results = []
@@ -282,7 +287,7 @@ def _run_objects(module):
     if module._diff and checked:
         out["diff"] = [clone.plan["diff"] for clone in created]
     if failed:
-        named = " | ".join(f"{refs[index]}: {failed[index].message}" for index in sorted(failed))
+        named = failures_named(refs, failed)
         if checked:
             done = f"{len(created)} template(s) were created"
             reason = "create_failed"

@@ -110,7 +110,7 @@ class Clones(object):
                 for request, clone in zip(self.requests, self.todo)}
 
     def _failure(self, what, reason, hint):
-        named = " | ".join(f"{self.refs[index]}: {self.failed[index].message}" for index in sorted(self.failed))
+        named = machine_template.failures_named(self.refs, self.failed)
         return RolloutError(f"{len(self.failed)} of {len(self.todo)} new template(s) {what}: {named}",
                             ref=self.refs[min(self.failed)], reason=reason, hint=hint)
 

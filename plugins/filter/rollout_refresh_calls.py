@@ -65,7 +65,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+refresh = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.refresh")
 
 
 def rollout_refresh_calls(objects, step, restart=False):

@@ -91,7 +91,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+refresh_record = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.refresh_record")
 
 
 def rollout_refresh_result(objects, order=None, status=None, mode="apply", refresh_id=None, name=None, capi=None, lock=None,

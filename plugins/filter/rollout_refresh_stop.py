@@ -87,7 +87,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+refresh = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.refresh")
 
 
 def rollout_refresh_stop(plan, cluster_blockers=None, window=None, refresh_id=None, on_blocked="skip", check_mode=False,

@@ -73,7 +73,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.report.fleet import fleet_report
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+fleet = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.fleet")
 
 
 def rollout_report_fleet(results, hosts, refresh_id, mode, run_by=None, window=None, slice=None):
@@ -82,7 +84,7 @@ def rollout_report_fleet(results, hosts, refresh_id, mode, run_by=None, window=N
         raise AnsibleFilterError("rollout_report_fleet: give the results as a list and hosts as a list")
     if mode not in ("apply", "check"):
         raise AnsibleFilterError(f"rollout_report_fleet: mode must be apply or check, got {mode!r}")
-    return fleet_report(list(results), list(hosts), refresh_id, mode, run_by, window=window, slice_name=slice)
+    return fleet.fleet_report(list(results), list(hosts), refresh_id, mode, run_by, window=window, slice_name=slice)
 
 
 class FilterModule(object):

@@ -63,13 +63,15 @@ except ImportError:  # pragma: no cover - the module is deprecated and may go aw
     def wrap_var(value):
         return value
 
-from ansible_collections.capi.rollout.plugins.module_utils.report.page import render_html
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+page = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.page")
 
 
 def rollout_report_html(report):
     """The self-contained HTML page for a fleet report."""
     try:
-        return wrap_var(render_html(report))
+        return wrap_var(page.render_html(report))
     except TypeError as exc:
         raise AnsibleFilterError("rollout_report_html: %s" % exc)
 

@@ -60,13 +60,15 @@ except ImportError:  # pragma: no cover - the module is deprecated and may go aw
     def wrap_var(value):
         return value
 
-from ansible_collections.capi.rollout.plugins.module_utils.report.markdown import render_markdown
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+markdown = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.markdown")
 
 
 def rollout_report_markdown(report):
     """The Markdown document for a fleet report."""
     try:
-        return wrap_var(render_markdown(report))
+        return wrap_var(markdown.render_markdown(report))
     except TypeError as exc:
         raise AnsibleFilterError("rollout_report_markdown: %s" % exc)
 

@@ -76,7 +76,9 @@ except ImportError:  # pragma: no cover - the module is deprecated and may go aw
     def wrap_var(value):
         return value
 
-from ansible_collections.capi.rollout.plugins.module_utils.report.merge import MergeError, merge_slices
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+merge = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.merge")
 
 
 def rollout_report_merge(slices, expected=None, refresh_id=None, where=None):
@@ -84,8 +86,8 @@ def rollout_report_merge(slices, expected=None, refresh_id=None, where=None):
     if not isinstance(slices, (list, tuple)):
         raise AnsibleFilterError("rollout_report_merge: expected a list of slice reports, got %s" % type(slices).__name__)
     try:
-        return wrap_var(merge_slices(list(slices), expected=list(expected or []), refresh_id=refresh_id, where=where))
-    except MergeError as exc:
+        return wrap_var(merge.merge_slices(list(slices), expected=list(expected or []), refresh_id=refresh_id, where=where))
+    except merge.MergeError as exc:
         raise AnsibleFilterError("rollout_report_merge: %s" % exc)
 
 

@@ -124,13 +124,15 @@ except ImportError:  # pragma: no cover - the module is deprecated and may go aw
     def wrap_var(value):
         return value
 
-from ansible_collections.capi.rollout.plugins.module_utils.report.model import summarize
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+model = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.model")
 
 
 def rollout_report_summary(report):
     """Counts for a fleet report (plain types only, ready for set_stats)."""
     try:
-        return wrap_var(summarize(report))
+        return wrap_var(model.summarize(report))
     except TypeError as exc:
         raise AnsibleFilterError("rollout_report_summary: %s" % exc)
 

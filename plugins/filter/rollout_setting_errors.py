@@ -51,7 +51,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import settings
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+settings = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.settings")
 
 
 def rollout_setting_errors(values, known, present=None):

@@ -49,7 +49,9 @@ _value:
   elements: str
 '''
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+versionskew = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.versionskew")
 
 
 def rollout_version_skew(worker_version, control_plane, kubeadm=True):

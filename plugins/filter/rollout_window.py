@@ -76,7 +76,9 @@ import datetime
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+timeutil = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.timeutil")
 
 
 def _parse(value, what):

@@ -2,12 +2,12 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Modules the filter plugins import only when one of their filters is called.
 
-ansible-core looks a collection's filter up by loading every file of its ``plugins/filter/`` (``Jinja2Loader``), in
-every worker process, that is once per task and host, and its collection loader compiles collection code from source
-each time (no bytecode cache). Imported at the top of the filter files, the report and planning code behind all 19
-filters was compiled for each task that used any one of them: about 70 ms of CPU per task and host, most of the
-controller's CPU of a 50-management-cluster plan. Behind ``LazyModule``, a task compiles only the code of the filters it
-calls.
+ansible-core finds a collection's filter by loading every file of its ``plugins/filter/`` (``Jinja2Loader``), in
+every worker process, that is once per task and host, and its collection loader compiles ``module_utils`` from
+source each time (no bytecode cache). Imported at the top of the filter files, the report and planning code behind
+every filter was compiled again for each task that used any one of them: about 50 ms of CPU per task and host on
+the 2-core test machine, some 10 % of the controller's CPU in a check-mode plan of 50 management clusters
+(docs/performance.md). Behind ``LazyModule``, a task compiles only the code of the filters it calls.
 """
 
 from __future__ import absolute_import, division, print_function

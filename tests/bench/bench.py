@@ -188,6 +188,8 @@ class Completion:
         self.names = list(names)
         self.old = self._machines()
         self.done_at = None
+        # when the last check that found the rollout unfinished started: it was still running then for sure
+        self.unfinished_at = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -214,9 +216,11 @@ class Completion:
 
     def _run(self):
         while not self._stop.is_set():
+            checked = time.time()
             if self._complete():
                 self.done_at = time.time()
                 return
+            self.unfinished_at = checked
             time.sleep(0.2)
 
     def wait(self, timeout=300):
@@ -520,8 +524,12 @@ class Bench:
                     watch = Completion(cluster, where["namespace"], names)
                     run = self.runner.measure(fleet, cmd)
                     done = watch.wait()
-                    # > 0: the tool returned this long after the rollout finished; < 0: it returned before (early)
-                    run.update(latency=run["end"] - done, early=run["end"] < done, completed_after=done - run["start"])
+                    # latency > 0: the tool returned this long after the watcher saw the rollout finished. The watcher
+                    # sees it up to one check (0.2 s and the check's own requests) late, so a small negative latency
+                    # is no proof: a return is early only when a check that started after it still found the rollout
+                    # unfinished.
+                    early = watch.unfinished_at is not None and run["end"] < watch.unfinished_at
+                    run.update(latency=run["end"] - done, early=early, completed_after=done - run["start"])
                     runs.append(run)
                 self.record("wait", tool, f"{args.wait_mds} MDs", runs)
 

@@ -34,11 +34,16 @@ print(json.dumps({"filters": len(plugins), "loaded": loaded, "when": when, "afte
 
 def test_nothing_is_imported_before_an_attribute_is_used():
     name = MODULE_UTILS + "core.versionskew"
-    sys.modules.pop(name, None)
-    module = LazyModule(name)
-    assert name not in sys.modules
-    assert callable(module.check)
-    assert name in sys.modules
+    imported = sys.modules.pop(name, None)
+    try:
+        module = LazyModule(name)
+        assert name not in sys.modules
+        assert callable(module.check)
+        assert name in sys.modules
+    finally:
+        # the other tests keep the module object they imported
+        if imported is not None:
+            sys.modules[name] = imported
 
 
 def test_loading_every_filter_file_imports_no_module_utils_until_a_filter_is_called():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build kube-apiserver and kube-controller-manager v1.20.2 from Debian bookworm's `kubernetes`
-# source package (no registry ships these binaries here). The result is cached outside the clone
+# Build kube-apiserver, kube-controller-manager and kubectl v1.20.2 from Debian bookworm's `kubernetes`
+# source package (no registry ships these binaries here; kubectl merges the AWX credential's kubeconfig in the
+# tests, as docs/awx.md tells users to). The result is cached outside the clone
 # and reused; KUBE_BIN_DIR or envtest's KUBEBUILDER_ASSETS may point at existing binaries instead.
 # Prints the directory holding the binaries on its last line.
 set -euo pipefail
@@ -12,10 +13,11 @@ out=$cache/kube-$want-zerostring/bin
 
 log() { printf '[build-kube] %s\n' "$*" >&2; }
 
-usable() { # dir -> 0 when it has both binaries at the wanted version
+usable() { # dir -> 0 when it has both server binaries at the wanted version
   [ -x "$1/kube-apiserver" ] && [ -x "$1/kube-controller-manager" ] &&
     "$1/kube-apiserver" --version 2>/dev/null | grep -q "$want"
 }
+has_kubectl() { [ -x "$1/kubectl" ] && "$1/kubectl" version --client --short 2>/dev/null | grep -q "$want"; }
 
 for d in "${KUBE_BIN_DIR:-}" "${KUBEBUILDER_ASSETS:-}"; do
   if [ -n "$d" ] && [ -x "$d/kube-apiserver" ]; then
@@ -23,7 +25,10 @@ for d in "${KUBE_BIN_DIR:-}" "${KUBEBUILDER_ASSETS:-}"; do
     echo "$d"; exit 0
   fi
 done
-if usable "$out"; then echo "$out"; exit 0; fi
+if usable "$out" && has_kubectl "$out"; then echo "$out"; exit 0; fi
+# An earlier build without kubectl: add just kubectl (the Go build cache keeps that short).
+what="cmd/kube-apiserver cmd/kube-controller-manager cmd/kubectl"
+usable "$out" && what="cmd/kubectl"
 
 need_pkgs=()
 for p in golang-go rsync etcd-server golang-github-modern-go-reflect2-dev; do
@@ -68,16 +73,16 @@ sed -i 's/if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data))
   "$tree/vendor/github.com/go-openapi/validate/type.go" "$tree/vendor/k8s.io/kube-openapi/pkg/validation/validate/type.go"
 mkdir -p "$tree/.go/src/k8s.io"
 ln -sfn "$tree" "$tree/.go/src/k8s.io/kubernetes"
-log "compiling kube-apiserver and kube-controller-manager (about 3-4 minutes on 2 cores)"
+log "compiling $what (about 3-5 minutes on 2 cores)"
 start=$(date +%s)
 (
   cd "$tree/.go/src/k8s.io/kubernetes"
   export GOPATH=$tree/.go CGO_ENABLED=0 GOPROXY=off GO111MODULE=off GOFLAGS=
   export KUBE_GIT_VERSION=$want KUBE_GIT_TREE_STATE=clean KUBE_GIT_MAJOR=1 KUBE_GIT_MINOR=20
-  make WHAT="cmd/kube-apiserver cmd/kube-controller-manager" 2>&1 | sed 's/^/[build-kube]   /' >&2
+  make WHAT="$what" 2>&1 | sed 's/^/[build-kube]   /' >&2
 )
 mkdir -p "$out"
-cp "$tree/_output/bin/kube-apiserver" "$tree/_output/bin/kube-controller-manager" "$out/"
+for b in $what; do cp "$tree/_output/bin/${b#cmd/}" "$out/"; done
 log "built in $(( $(date +%s) - start ))s into $out"
-usable "$out" || { log "built binaries do not report $want"; exit 1; }
+usable "$out" && has_kubectl "$out" || { log "built binaries do not report $want"; exit 1; }
 echo "$out"

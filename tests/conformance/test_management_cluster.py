@@ -47,7 +47,9 @@ def test_kubeconfigs_embed_the_ca_and_name_the_context_after_the_cluster(mgmt):
         assert cfg["current-context"] == mgmt.name
         assert cfg["contexts"][0]["name"] == mgmt.name
         assert cfg["clusters"][0]["cluster"]["certificate-authority-data"]
-        assert cfg["users"][0]["name"] == user
+        # named per management cluster, so that kubeconfigs merged by kubectl keep every cluster's token (docs/awx.md)
+        assert cfg["users"][0]["name"] == f"{user}@{mgmt.name}"
+        assert cfg["contexts"][0]["context"]["user"] == f"{user}@{mgmt.name}"
 
 
 def test_tls_is_verified_against_the_cluster_ca(mgmt, tmp_path):

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import yaml
+from capisim.cluster import kubectl_binary
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -35,16 +36,29 @@ PLAYBOOKS = ("hardware_refresh", "merge_reports")
 
 def operator_kubeconfig(fleet, path):
     """One kubeconfig with a context per management cluster (named after it) for the rollout-operator: what the
-    'CAPI management clusters' credential type of docs/awx.md holds (``kubectl config view --flatten``)."""
-    merged = {"apiVersion": "v1", "kind": "Config", "preferences": {}, "clusters": [], "users": [], "contexts": []}
+    'CAPI management clusters' credential type of docs/awx.md holds, made as that page says with real kubectl v1.20.2.
+
+    It starts from kubeconfigs as a ServiceAccount's are often handed out, every one with the same cluster, user and
+    context names; ``docs/examples/name-kubeconfig.sh`` names each entry after its management cluster, then
+    ``kubectl config view --flatten`` merges them (which keeps the first entry of a name: without the renaming, every
+    context would get the first cluster's token)."""
+    work = Path(path).parent / "kubeconfigs"
+    work.mkdir(exist_ok=True)
+    env = dict(os.environ, PATH=f"{Path(kubectl_binary()).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    named = []
     for name, handle in sorted(fleet.clusters.items()):
-        single = yaml.safe_load(Path(handle.kubeconfig("rollout-operator")).read_text(encoding="utf-8"))
-        user = f"rollout-operator@{name}"
-        merged["clusters"].append({"name": name, "cluster": single["clusters"][0]["cluster"]})
-        merged["users"].append({"name": user, "user": single["users"][0]["user"]})
-        merged["contexts"].append({"name": name, "context": {"cluster": name, "user": user}})
-    merged["current-context"] = merged["contexts"][0]["name"]
-    Path(path).write_text(yaml.safe_dump(merged, sort_keys=False), encoding="utf-8")
+        own = yaml.safe_load(Path(handle.kubeconfig("rollout-operator")).read_text(encoding="utf-8"))
+        alike = {"apiVersion": "v1", "kind": "Config", "current-context": "default",
+                 "clusters": [{"name": "kubernetes", "cluster": own["clusters"][0]["cluster"]}],
+                 "users": [{"name": "rollout-operator", "user": own["users"][0]["user"]}],
+                 "contexts": [{"name": "default", "context": {"cluster": "kubernetes", "user": "rollout-operator"}}]}
+        (work / name).write_text(yaml.safe_dump(alike), encoding="utf-8")
+        subprocess.run([str(REPO / "docs" / "examples" / "name-kubeconfig.sh"), name, str(work / name),
+                        str(work / f"{name}.named")], check=True, env=env)
+        named.append(str(work / f"{name}.named"))
+    merged = subprocess.run(["kubectl", "config", "view", "--flatten"], check=True, capture_output=True, text=True,
+                            env=dict(env, KUBECONFIG=os.pathsep.join(named))).stdout
+    Path(path).write_text(merged, encoding="utf-8")
     os.chmod(path, 0o600)
     return Path(path)
 

@@ -5,12 +5,17 @@ The connection comes only from the credential's K8S_AUTH_KUBECONFIG and each hos
 """
 
 import json
+import os
 import shutil
+import subprocess
 
 import pytest
+import yaml
 
 from awx_runner import AwxJob, inventory_script_data, operator_kubeconfig, run_concurrently, workflow_artifacts
+from capisim.cluster import kubectl_binary
 from hardware_refresh_support import REPO, Mgmt
+from playbook import run_modules
 
 pytestmark = pytest.mark.xdist_group("awx-runner")
 
@@ -34,6 +39,30 @@ def awx(fleet_factory, tmp_path_factory):
     kubeconfig = operator_kubeconfig(fleet, base / "credential-kubeconfig")
     yield fleet, base, kubeconfig
     fleet.fleet.down()
+
+
+@pytest.mark.needs_controller
+def test_kubeconfigs_whose_users_share_a_name_merge_into_401s_that_name_the_shared_user(awx, tmp_path):
+    """What docs/awx.md warns about, as kubectl does it: per-cluster kubeconfigs named after their clusters but all
+    calling their user rollout-operator, merged with `kubectl config view --flatten`, keep the first cluster's token."""
+    fleet, _base, _kubeconfig = awx
+    sources = []
+    for name in HOSTS:
+        own = yaml.safe_load(fleet.cluster(name).kubeconfig("rollout-operator").read_text(encoding="utf-8"))
+        own["users"][0]["name"] = own["contexts"][0]["context"]["user"] = "rollout-operator"
+        (tmp_path / name).write_text(yaml.safe_dump(own), encoding="utf-8")
+        sources.append(str(tmp_path / name))
+    merged = subprocess.run([kubectl_binary(), "config", "view", "--flatten"], check=True, capture_output=True, text=True,
+                            env=dict(os.environ, KUBECONFIG=os.pathsep.join(sources))).stdout
+    (tmp_path / "merged").write_text(merged, encoding="utf-8")
+    first, second = run_modules(fleet.inventory, HOSTS[0], [
+        ("capi_rollout_info", {"kubeconfig": str(tmp_path / "merged"), "context": name, "namespace": "default"}, False)
+        for name in HOSTS[:2]], kubeconfig=None)
+    # the first cluster's context works (positive control); the second sends the first cluster's token
+    assert not first.failed, first.get("msg")
+    assert second.failed and second["reason"] == "unauthorized", second
+    assert "rollout-operator of context awx-b is the user of 3 API servers" in second["hint"], second
+    assert "docs/awx.md" in second["hint"]
 
 
 def mgmts(fleet):

@@ -134,7 +134,9 @@ def _load(kubeconfig, context, explicit):
         merged = kc.read(kubeconfig)
         name, cluster, user = kc.select(merged, context)
         kc.check_user(user)
-        return kc.configuration(cluster, user)
+        config = kc.configuration(cluster, user)
+        config.credentials_note = kc.credentials_note(merged, name)
+        return config
     except kc.Unsupported as err:
         # The context chosen by kubectl's merge rules is the one the kubernetes client loads too.
         return _kubernetes_configuration(kubeconfig, name, str(err))
@@ -236,6 +238,8 @@ class Connection(object):
         self.configuration = build_configuration(params)
         self.host = self.configuration.host
         self.pool = _pool(self.configuration)
+        # said with a 401 (client/errors.api_error): the kubeconfig's user may be another cluster's
+        self.credentials_note = getattr(self.configuration, "credentials_note", None)
         self.user = params.get("impersonate_user")
         self._base_headers = [("Accept", "application/json"), ("User-Agent", f"{USER_AGENT} ({module_name})")]
         if params.get("impersonate_user"):

@@ -19,8 +19,9 @@ RBAC_HINT = "grant the ClusterRole in docs/rbac.yml of the capi.rollout collecti
 class ApiError(Exception):
     """A non-2xx answer. ``body`` is the parsed Status object when the server sent one."""
 
-    def __init__(self, status, body=None, method=None, path=None, headers=None):
+    def __init__(self, status, body=None, method=None, path=None, headers=None, credentials_note=None):
         self.status = status
+        self.credentials_note = credentials_note  # 401: what in the kubeconfig may explain it (client/kubeconfig)
         self.body = body if body is not None else {}
         self.method = method
         self.path = path
@@ -95,7 +96,7 @@ def api_error(err, ref=None, verb=None, resource=None, namespace=None, host=None
         return RolloutError(
             f"the API server {host or ''} rejected the credentials (401 Unauthorized)".replace("  ", " "),
             ref=ref, reason="unauthorized",
-            hint="check api_key/the kubeconfig user (token expired? wrong context?)")
+            hint=err.credentials_note or "check api_key/the kubeconfig user (token expired? wrong context?)")
     if err.status == 403:
         return RolloutError(
             f"permission denied: cannot {verb} {_resource_words(resource)}{where} (403 Forbidden: {err.message})",

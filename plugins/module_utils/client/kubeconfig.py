@@ -72,6 +72,7 @@ class Configuration(object):
         self.tls_server_name = None
         self.proxy = None
         self.retries = None
+        self.credentials_note = None  # why a 401 may come from the kubeconfig's user naming (credentials_note)
         self._temp_dir = None
 
     def auth_settings(self):
@@ -116,7 +117,9 @@ def _merge(merged, document, base):
         for item in items:
             _check(isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get(key) or {}, dict),
                    f"an entry of {section} has no name or no {key} mapping")
-            merged[section].setdefault(item["name"], _Entry(item.get(key) or {}, base))
+            kept = merged[section].setdefault(item["name"], _Entry(item.get(key) or {}, base))
+            if kept.value != (item.get(key) or {}):  # kubectl keeps the first of same-named entries, silently
+                merged["shadowed"].setdefault(section, set()).add(item["name"])
     if document.get("current-context") and merged["current-context"] is None:
         merged["current-context"] = document["current-context"]
 
@@ -126,7 +129,7 @@ def read(kubeconfig):
 
     ``kubeconfig`` is a dict, os.pathsep-separated existing paths, or None for $KUBECONFIG / ~/.kube/config.
     """
-    merged = {"clusters": {}, "contexts": {}, "users": {}, "current-context": None}
+    merged = {"clusters": {}, "contexts": {}, "users": {}, "current-context": None, "shadowed": {}}
     if isinstance(kubeconfig, dict):
         _merge(merged, kubeconfig, "")
         return merged
@@ -166,6 +169,31 @@ def select(merged, context=None):
     cluster = _named(merged, "clusters", ctx.get("cluster"))
     user = merged["users"].get(ctx.get("user")) if ctx.get("user") else None
     return name, cluster, user
+
+
+def credentials_note(merged, context):
+    """Why the user of ``context`` may hold another management cluster's credentials, or None.
+
+    Merging kubeconfigs (several files in KUBECONFIG, or ``kubectl config view --flatten``) keeps the first user
+    of each name: when every management cluster's kubeconfig names its user alike, all contexts but the first send
+    the first cluster's token and get 401.
+    """
+    ctx = merged["contexts"].get(context)
+    user = ctx.value.get("user") if ctx is not None else None
+    if not user:
+        return None
+    if user in merged["shadowed"].get("users", ()):
+        return (f"the kubeconfig user {user} of context {context} is defined differently in more than one kubeconfig "
+                "file and only the first is used (as kubectl does): give each management cluster's user its own name "
+                "(docs/awx.md)")
+    servers = {(merged["clusters"].get(entry.value.get("cluster")) or _Entry({}, "")).value.get("server")
+               for entry in merged["contexts"].values() if entry.value.get("user") == user}
+    if len(servers) > 1:
+        return (f"the kubeconfig user {user} of context {context} is the user of {len(servers)} API servers: a kubeconfig "
+                "merged with `kubectl config view --flatten` keeps only the first of same-named users, so this may be "
+                "another management cluster's token; give each management cluster's user its own name before merging "
+                "(docs/awx.md)")
+    return None
 
 
 def check_user(user):

@@ -156,7 +156,8 @@ class Api(object):
                 attempt += 1
                 continue
             if resp.status >= 400:
-                raise ApiError(resp.status, resp.data, method=method, path=path, headers=resp.headers)
+                raise ApiError(resp.status, resp.data, method=method, path=path, headers=resp.headers,
+                               credentials_note=self.connection.credentials_note if resp.status == 401 else None)
             return resp if stream else resp.data
 
     def server_now(self):

@@ -40,6 +40,14 @@ USERS = {
     "system:kube-controller-manager": ("kubeconfig-kube-controller-manager", "system:masters"),
 }
 
+
+
+def kubeconfig_user_name(user, cluster):
+    """The name of ``user``'s entry in the kubeconfigs of management cluster ``cluster`` (the audit log names the user
+    itself, from the token file)."""
+    return f"{user}@{cluster}"
+
+
 # Every request is logged once: at ResponseComplete, except watches, which may stay open for
 # minutes and are logged when their stream starts. Metadata level: user, verb, URI, user agent, code.
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
@@ -81,6 +89,15 @@ def kube_bin_dir():
     out = subprocess.run(["bash", str(REPO / "scripts" / "build-kube.sh")], check=True, stdout=subprocess.PIPE,
                          text=True).stdout
     return out.strip().splitlines()[-1]
+
+
+def kubectl_binary():
+    """kubectl v1.20.2, built with the API server (scripts/build-kube.sh): what users merge kubeconfigs with."""
+    found = os.path.join(kube_bin_dir(), "kubectl")
+    if not os.access(found, os.X_OK):
+        raise RuntimeError(f"no kubectl in {kube_bin_dir()}: unset KUBE_BIN_DIR so that scripts/build-kube.sh builds it, "
+                           "or put kubectl v1.20.2 there")
+    return found
 
 
 def etcd_binary():
@@ -159,11 +176,14 @@ class ManagementCluster:
         ca_data = base64.b64encode(Path(pki["ca.crt"]).read_bytes()).decode("ascii")
         cluster = {"server": f"https://127.0.0.1:{port}", "certificate-authority-data": ca_data}
         for user, (filename, _groups) in USERS.items():
+            # Every entry is named after the management cluster, as clusterctl's and kind's kubeconfigs are: merged
+            # with `kubectl config view --flatten` (docs/awx.md), same-named users would keep only the first token.
+            entry = kubeconfig_user_name(user, self.name)
             config = {
                 "apiVersion": "v1", "kind": "Config", "current-context": self.name, "preferences": {},
                 "clusters": [{"name": self.name, "cluster": cluster}],
-                "users": [{"name": user, "user": {"token": tokens[user]}}],
-                "contexts": [{"name": self.name, "context": {"cluster": self.name, "user": user}}],
+                "users": [{"name": entry, "user": {"token": tokens[user]}}],
+                "contexts": [{"name": self.name, "context": {"cluster": self.name, "user": entry}}],
             }
             path = self.dir / filename
             path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

@@ -32,6 +32,7 @@ class FakeStream(object):
 
 class FakeConnection(object):
     host = "https://fake:6443"
+    credentials_note = None
 
     def __init__(self):
         self.answers = {}

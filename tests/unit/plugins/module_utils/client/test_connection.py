@@ -437,3 +437,57 @@ def test_exec_user_imports_kubernetes():
     # without the kubernetes client, the error says what needs it
     out = run_python("import sys\nsys.modules['kubernetes'] = None\n" + FALLBACK_SCRIPT, {"kubeconfig": config})
     assert "kubernetes Python library" in out[0] and "the kubeconfig user has exec" in out[0] and out[-1] == "False"
+
+
+def _single(cluster, user, token):
+    """A management cluster's own kubeconfig, its user entry named ``user``."""
+    return {"apiVersion": "v1", "kind": "Config", "current-context": cluster,
+            "clusters": [{"name": cluster, "cluster": {"server": f"https://{cluster}.example:6443"}}],
+            "users": [{"name": user, "user": {"token": token}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user}}]}
+
+
+def _merge_as_kubectl(*documents):
+    """`kubectl config view --flatten` over several files: the first entry of each name is kept."""
+    out = {"apiVersion": "v1", "kind": "Config", "current-context": documents[0]["current-context"]}
+    for section in ("clusters", "users", "contexts"):
+        seen = {}
+        for doc in documents:
+            for item in doc[section]:
+                seen.setdefault(item["name"], item)
+        out[section] = list(seen.values())
+    return out
+
+
+def _write(tmp_path, name, document):
+    path = tmp_path / name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return str(path)
+
+
+def test_a_user_name_two_files_define_differently_is_named_with_a_401(tmp_path):
+    west = _write(tmp_path, "west", _single("west", "rollout-operator", "tok-west"))
+    east = _write(tmp_path, "east", _single("east", "rollout-operator", "tok-east"))
+    cfg = connection.build_configuration(params(kubeconfig=os.pathsep.join([west, east]), context="east"))
+    # as kubectl: the first file's token for the second cluster, which the API server will refuse
+    assert connection._auth_header(cfg) == "Bearer tok-west"
+    assert "rollout-operator of context east is defined differently in more than one kubeconfig file" in cfg.credentials_note
+    err = errors.api_error(errors.ApiError(401, {"message": "Unauthorized"}, credentials_note=cfg.credentials_note))
+    assert err.reason == "unauthorized" and "docs/awx.md" in err.hint and "rollout-operator" in err.hint
+    # positive control: users named per cluster merge without a note, and each context keeps its own token
+    west = _write(tmp_path, "west2", _single("west", "rollout-operator@west", "tok-west"))
+    east = _write(tmp_path, "east2", _single("east", "rollout-operator@east", "tok-east"))
+    cfg = connection.build_configuration(params(kubeconfig=os.pathsep.join([west, east]), context="east"))
+    assert connection._auth_header(cfg) == "Bearer tok-east" and cfg.credentials_note is None
+    assert errors.api_error(errors.ApiError(401, {})).hint.startswith("check api_key")
+
+
+def test_a_flattened_kubeconfig_whose_contexts_share_a_user_is_named_with_a_401():
+    merged = _merge_as_kubectl(_single("west", "rollout-operator", "tok-west"), _single("east", "rollout-operator", "tok-east"))
+    cfg = connection.build_configuration(params(kubeconfig=merged, context="east"))
+    assert connection._auth_header(cfg) == "Bearer tok-west"
+    assert "is the user of 2 API servers" in cfg.credentials_note and "kubectl config view --flatten" in cfg.credentials_note
+    # one user for several contexts of the same API server is fine
+    same = _single("west", "u", "t")
+    same["contexts"].append({"name": "west-ns", "context": {"cluster": "west", "user": "u", "namespace": "ns"}})
+    assert connection.build_configuration(params(kubeconfig=same, context="west-ns")).credentials_note is None

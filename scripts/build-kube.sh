@@ -84,5 +84,5 @@ start=$(date +%s)
 mkdir -p "$out"
 for b in $what; do cp "$tree/_output/bin/${b#cmd/}" "$out/"; done
 log "built in $(( $(date +%s) - start ))s into $out"
-usable "$out" && has_kubectl "$out" || { log "built binaries do not report $want"; exit 1; }
+if ! usable "$out" || ! has_kubectl "$out"; then log "built binaries do not report $want"; exit 1; fi
 echo "$out"

@@ -41,7 +41,6 @@ USERS = {
 }
 
 
-
 def kubeconfig_user_name(user, cluster):
     """The name of ``user``'s entry in the kubeconfigs of management cluster ``cluster`` (the audit log names the user
     itself, from the token file)."""

@@ -45,6 +45,17 @@ DRIFT = "drift"
 
 FINISHED = (SUCCEEDED, FAILED)
 
+# The next step for the user, per failure reason (appended to every failure message).
+HINTS = {
+    STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
+             "stall_timeout if the machines are just slow to provision",
+    WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
+    SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
+    DELETED: "check who deleted it (the Cluster being deleted?)",
+    DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
+           "same refresh id to switch it again once it is settled",
+}
+
 
 class WaitState(TypedDict):
     """The state of a wait (``new_state``), plain JSON carried between calls: times in epoch seconds, None until
@@ -84,17 +95,6 @@ class Snapshot(_SnapshotRequired, total=False):
     waiting_for: Optional[str]
     template: Dict[str, Any]
     replicas: Dict[str, Any]
-
-# The next step for the user, per failure reason (appended to every failure message).
-HINTS = {
-    STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
-             "stall_timeout if the machines are just slow to provision",
-    WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
-    SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
-    DELETED: "check who deleted it (the Cluster being deleted?)",
-    DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
-           "same refresh id to switch it again once it is settled",
-}
 
 
 def signature(obj, kind, version):

@@ -16,7 +16,7 @@ export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: help system-deps venv venv-floor venv-docs venv-galaxy venv-molecule kube collection-link sanity sanity-floor \
-        units units-floor lint docs docs-lint galaxy-import ee-check conformance molecule integration test checks-current \
+        units units-floor typecheck lint docs docs-lint galaxy-import ee-check conformance molecule integration test checks-current \
         checks-floor demo sim-up sim-down sim-status clean venv-bench bench bench-smoke
 
 help: ## list targets
@@ -60,6 +60,9 @@ units: venv ## unit tests of the pure core and client helpers
 units-floor: venv-floor ## the same unit tests on the floor
 	scripts/ansible-test.sh $(FLOOR_VENV) units --requirements
 
+typecheck: venv collection-link ## mypy over the boundary types (the run, the verb interface, the plan, the wait state): files in mypy.ini
+	$(VENV)/bin/mypy --config-file mypy.ini
+
 lint: venv collection-link ## ansible-lint, production profile
 	$(VENV)/bin/ansible-lint --offline --profile production
 
@@ -100,9 +103,10 @@ test: venv venv-floor venv-docs venv-galaxy venv-molecule venv-bench system-deps
 	$(MAKE) -j2 -O conformance molecule
 	$(MAKE) integration
 
-checks-current: ## sanity, units and lint on the current ansible-core, one after another (part of test)
+checks-current: ## sanity, units, typecheck and lint on the current ansible-core, one after another (part of test)
 	$(MAKE) sanity
 	$(MAKE) units
+	$(MAKE) typecheck
 	$(MAKE) lint
 
 checks-floor: ## sanity and units on the floor, then the docs lint and the Galaxy import, one after another (part of test)

@@ -52,14 +52,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-try:
-    # ansible-core < 2.19 re-templates plain strings read back from variables; marking the result
-    # unsafe keeps user-controlled text in it from ever being templated (2.19+ does not trust it anyway).
-    from ansible.utils.unsafe_proxy import wrap_var
-except ImportError:  # pragma: no cover - the module is deprecated and may go away
-    def wrap_var(value):
-        return value
-
+from ansible_collections.capi.rollout.plugins.plugin_utils import unsafe
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
 markdown = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.markdown")
@@ -68,7 +61,7 @@ markdown = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.rep
 def rollout_report_markdown(report):
     """The Markdown document for a fleet report."""
     try:
-        return wrap_var(markdown.render_markdown(report))
+        return unsafe.wrap_var(markdown.render_markdown(report))
     except TypeError as exc:
         raise AnsibleFilterError("rollout_report_markdown: %s" % exc)
 

@@ -68,14 +68,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-try:
-    # ansible-core < 2.19 re-templates plain strings read back from variables; marking the result
-    # unsafe keeps user-controlled text in it from ever being templated (2.19+ does not trust it anyway).
-    from ansible.utils.unsafe_proxy import wrap_var
-except ImportError:  # pragma: no cover - the module is deprecated and may go away
-    def wrap_var(value):
-        return value
-
+from ansible_collections.capi.rollout.plugins.plugin_utils import unsafe
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
 merge = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.merge")
@@ -86,7 +79,7 @@ def rollout_report_merge(slices, expected=None, refresh_id=None, where=None):
     if not isinstance(slices, (list, tuple)):
         raise AnsibleFilterError("rollout_report_merge: expected a list of slice reports, got %s" % type(slices).__name__)
     try:
-        return wrap_var(merge.merge_slices(list(slices), expected=list(expected or []), refresh_id=refresh_id, where=where))
+        return unsafe.wrap_var(merge.merge_slices(list(slices), expected=list(expected or []), refresh_id=refresh_id, where=where))
     except merge.MergeError as exc:
         raise AnsibleFilterError("rollout_report_merge: %s" % exc)
 

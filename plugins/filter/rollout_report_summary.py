@@ -116,14 +116,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-try:
-    # ansible-core < 2.19 re-templates plain strings read back from variables; marking the result
-    # unsafe keeps user-controlled text in it from ever being templated (2.19+ does not trust it anyway).
-    from ansible.utils.unsafe_proxy import wrap_var
-except ImportError:  # pragma: no cover - the module is deprecated and may go away
-    def wrap_var(value):
-        return value
-
+from ansible_collections.capi.rollout.plugins.plugin_utils import unsafe
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
 model = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.model")
@@ -132,7 +125,7 @@ model = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report
 def rollout_report_summary(report):
     """Counts for a fleet report (plain types only, ready for set_stats)."""
     try:
-        return wrap_var(model.summarize(report))
+        return unsafe.wrap_var(model.summarize(report))
     except TypeError as exc:
         raise AnsibleFilterError("rollout_report_summary: %s" % exc)
 

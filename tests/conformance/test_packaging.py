@@ -22,7 +22,8 @@ SHIPPED = ["MANIFEST.json", "FILES.json", "README.md", "LICENSE", "meta/runtime.
            "roles/hardware_refresh/meta/argument_specs.yml", "roles/rollout_report/tasks/main.yml",
            "roles/hardware_refresh/README.md", "roles/rollout_report/README.md",
            "playbooks/hardware_refresh.yml", "docs/rollout-completion.md", "changelogs/changelog.yaml"]
-NOT_SHIPPED = ["tests/fleets/", "ansible.cfg", "requirements/", ".ansible-lint", ".gitignore", "tests/sim/",
+NOT_SHIPPED = ["tests/fleets/", "ansible.cfg", "requirements/", ".ansible-lint", ".pre-commit-config.yaml", "mypy.ini",
+               ".gitignore", "tests/sim/",
                "tests/integration/", "tests/conformance/", "tests/crds/", "tests/packaging/", "scripts/", "Makefile",
                ".ci/", "report/", "playbooks/report/", "docs/dev/", "execution-environment/", "galaxy.yml",
                "changelogs/.plugin-cache.yaml", "dist/", "tests/output/", ".build/", ".sim/", ".cache/",

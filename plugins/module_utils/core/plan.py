@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+from typing import Any, Dict, List, Optional, Sequence, TypedDict, cast
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -15,9 +16,32 @@ UNCHANGED = "unchanged"
 PATCH_JSON = "json"  # application/json-patch+json: every write (core.patch)
 
 
+class Plan(TypedDict):
+    """The keys every verb's plan has (``new_plan``); a verb's own keys (restart: ``rollout_after``,
+    ``history_revision``, ``required_templates``; undo: ``to_revision``, ...) ride along untyped."""
+
+    action: str
+    changed: bool
+    ref: str
+    kind: str
+    name: Optional[str]
+    namespace: Optional[str]
+    api_version: Optional[str]
+    resource_version: Optional[str]
+    patch: Optional[List[Dict[str, Any]]]
+    patch_type: str
+    merge_patch: Optional[Dict[str, Any]]
+    before: Dict[str, Any]
+    after: Dict[str, Any]
+    changes: List[Dict[str, Any]]
+    diff: Dict[str, str]
+    message: str
+    warnings: List[str]
+
+
 class Observed(collections.namedtuple("Observed", ("api_version", "cluster", "machine_sets", "machines", "control_plane",
                                                    "control_plane_version", "existing_templates"),
-                                      defaults=(None,) * 7)):
+                                      defaults=(None, None, None, None, None, None, None))):
     """What the flow read around the object a planner plans for (None: not read); each planner uses its part.
 
     ``api_version``: the API version the object was read through (default: its own apiVersion); ``cluster``: its
@@ -29,7 +53,9 @@ class Observed(collections.namedtuple("Observed", ("api_version", "cluster", "ma
     __slots__ = ()
 
 
-def new_plan(obj, kind, version, action, changes=None, message="", relied_on=None, warnings=None, **extra):
+def new_plan(obj: Dict[str, Any], kind: str, version: Optional[str], action: str, changes: Optional[ChangeSet] = None,
+             message: str = "", relied_on: Optional[Sequence[Sequence[str]]] = None, warnings: Optional[List[str]] = None,
+             **extra: Any) -> Plan:
     """Plan dict; no changes means no patch.
 
     ``patch`` is the JSON patch (RFC 6902, core.patch) that is sent: ``test`` operations on the fields in
@@ -45,7 +71,7 @@ def new_plan(obj, kind, version, action, changes=None, message="", relied_on=Non
     ref = make_ref(kind, meta.get("namespace"), meta.get("name"))
     changed = changes.changed
     patch = patches.json_patch(obj, changes, relied_on) if changed else None
-    out = {
+    out: Plan = {
         "action": action if changed else UNCHANGED,
         "changed": changed,
         "ref": ref,
@@ -65,5 +91,4 @@ def new_plan(obj, kind, version, action, changes=None, message="", relied_on=Non
         "message": f"{ref}: {message}" if message else ref,
         "warnings": list(warnings or []),
     }
-    out.update(extra)
-    return out
+    return cast(Plan, dict(out, **extra))

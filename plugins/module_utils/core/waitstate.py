@@ -23,6 +23,7 @@ __metaclass__ = type
 import datetime
 import hashlib
 import json
+from typing import Any, Dict, List, Mapping, Optional, TypedDict, cast
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
@@ -54,6 +55,46 @@ HINTS = {
     DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
            "same refresh id to switch it again once it is settled",
 }
+
+
+class WaitState(TypedDict):
+    """The state of a wait (``new_state``), plain JSON carried between calls: times in epoch seconds, None until
+    reached; ``signatures`` / ``lines`` / ``done_at`` by ref; ``pending``: refs whose trigger is still ahead."""
+
+    refs: List[str]
+    started: float
+    last_change: float
+    phase: str
+    reason: Optional[str]
+    message: Optional[str]
+    signatures: Dict[str, Optional[str]]
+    lines: Dict[str, str]
+    done_at: Dict[str, Optional[float]]
+    pending: List[str]
+    rollout_finished: Optional[float]
+    soak_until: Optional[float]
+    soak_finished: Optional[float]
+    ended: Optional[float]
+    failed_refs: List[str]
+
+
+class _SnapshotRequired(TypedDict):
+    done: bool
+    message: str
+
+
+class Snapshot(_SnapshotRequired, total=False):
+    """What ``observe`` needs of one object (``snapshot``); ``observe`` reads only ``done`` and ``message`` of
+    every snapshot, the rest where given."""
+
+    line: str
+    signature: str
+    pending: bool
+    drift: Optional[str]
+    warnings: List[str]
+    waiting_for: Optional[str]
+    template: Dict[str, Any]
+    replicas: Dict[str, Any]
 
 
 def signature(obj, kind, version):
@@ -98,7 +139,8 @@ def drift(ref, template, expected):
             "its template was changed by someone else during the rollout")
 
 
-def snapshot(obj, version, machine_sets, now, expected=None):
+def snapshot(obj: Dict[str, Any], version: Optional[str], machine_sets: Optional[List[Dict[str, Any]]],
+             now: datetime.datetime, expected: Optional[Dict[str, Any]] = None) -> Snapshot:
     """What ``observe`` needs of one object: its rollout status (core.status, decided with the
     namespace's MachineSets and the API server's time ``now``), progress line, signature, template, drift."""
     status = statuses.rollout_status(obj, api_version=version, machine_sets=machine_sets, now=now)
@@ -125,7 +167,7 @@ def stamp(epoch):
     return timeutil.format_time(datetime.datetime.fromtimestamp(float(epoch), tz=datetime.timezone.utc))
 
 
-def new_state(refs, now):
+def new_state(refs: List[str], now: float) -> WaitState:
     """The state before the first observation of ``refs`` (``kind/namespace/name`` strings) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
             "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
@@ -141,13 +183,14 @@ def _fail(state, now, reason, message, refs, lines):
     _emit(lines, now, message)
 
 
-def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
+def observe(state: WaitState, now: float, snapshots: Mapping[str, Snapshot], wait_timeout: float,
+            stall_timeout: float, soak_seconds: float = 0) -> List[str]:
     """Feed one round of snapshots ({ref: {done, message, signature, pending, drift}}; a missing ref was deleted) into
     ``state`` (changed in place) at epoch ``now``. Returns the new progress lines (timestamped).
 
     Nothing happens once the state is finished.
     """
-    lines = []
+    lines: List[str] = []
     if state["phase"] in FINISHED:
         return lines
     missing = [ref for ref in state["refs"] if ref not in snapshots]
@@ -156,7 +199,7 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
         return lines
     drifted = [ref for ref in state["refs"] if snapshots[ref].get("drift")]
     if drifted:
-        _fail(state, now, DRIFT, "; ".join(snapshots[ref]["drift"] for ref in drifted), drifted, lines)
+        _fail(state, now, DRIFT, "; ".join(str(snapshots[ref]["drift"]) for ref in drifted), drifted, lines)
         return lines
     for ref in state["refs"]:
         snap = snapshots[ref]
@@ -181,21 +224,21 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
     if state["phase"] == SOAK:
         if not_done:
             detail = "; ".join(snapshots[ref]["message"] for ref in not_done)
-            soaked = int(now - state["rollout_finished"])
+            soaked = int(now - cast(float, state["rollout_finished"]))  # set when the soak began
             _fail(state, now, SOAK_FAILED, f"health gate failed after {soaked}s of soak: {detail}", not_done, lines)
-        elif now >= state["soak_until"]:
-            state.update(phase=SUCCEEDED, soak_finished=now, ended=now)
+        elif now >= cast(float, state["soak_until"]):
+            state.update({"phase": SUCCEEDED, "soak_finished": now, "ended": now})
             _emit(lines, now, f"soak passed: {len(state['refs'])} object(s) stayed healthy for {int(soak_seconds)}s")
         return lines
 
     if not not_done:
         state["rollout_finished"] = now
         if soak_seconds and soak_seconds > 0:
-            state.update(phase=SOAK, soak_until=now + soak_seconds)
+            state.update({"phase": SOAK, "soak_until": now + soak_seconds})
             _emit(lines, now, f"every rollout complete; soaking {int(soak_seconds)}s (until {stamp(now + soak_seconds)}): "
                               "each object must stay healthy")
         else:
-            state.update(phase=SUCCEEDED, ended=now)
+            state.update({"phase": SUCCEEDED, "ended": now})
         return lines
     waited = now - state["started"]
     quiet = now - state["last_change"]
@@ -210,17 +253,17 @@ def observe(state, now, snapshots, wait_timeout, stall_timeout, soak_seconds=0):
     return lines
 
 
-def next_check(state, now, wait_timeout, stall_timeout, poll_interval):
+def next_check(state: WaitState, now: float, wait_timeout: float, stall_timeout: float, poll_interval: float) -> float:
     """Seconds to sleep before the next observation: the poll interval, cut so that no deadline
     (wait_timeout, stall_timeout, the end of the soak) is overslept by more than a moment."""
     deadlines = [state["started"] + wait_timeout, state["last_change"] + stall_timeout]
     if state["phase"] == SOAK:
-        deadlines = [state["soak_until"]]
+        deadlines = [cast(float, state["soak_until"])]
     until = min(deadlines) - now
     return max(0.0, min(float(poll_interval), until))
 
 
-def summary(state):
+def summary(state: WaitState) -> Dict[str, Any]:
     """Times and results of the state for the module result (RFC 3339 strings)."""
     return {
         "phase": state["phase"],

@@ -8,7 +8,7 @@ sent as a server-side dry run (client.requests), so RBAC, admission and validati
 the real run, and nothing is waited for.
 
 What differs per verb lives in its own file (flows/restart.py, flows/pause.py, flows/undo.py), each with the
-same three functions:
+same three functions (typed as ``flows.verb.Verb``):
 
 - ``refuse_early(params)``: refusals that need no request (raise RolloutError);
 - ``planner(run, selected, clusters, now, actor)`` -> ``plan(obj)``: may read a constant number of objects
@@ -21,6 +21,8 @@ __metaclass__ = type
 
 import copy
 
+from ansible.module_utils.basic import AnsibleModule
+
 from ansible_collections.capi.rollout.plugins.module_utils.client import identity
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
@@ -32,6 +34,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, selects_nothing, start_rv, warn_status
+from ansible_collections.capi.rollout.plugins.module_utils.flows.verb import Verb
 
 CONFLICT_ATTEMPTS = 5
 
@@ -46,7 +49,7 @@ class StoppedPartWay(RolloutError):
         self.unchanged_refs = unchanged_refs
 
 
-def run_change(module, verb):
+def run_change(module: AnsibleModule, verb: Verb) -> None:
     """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
     params = module.params
     empty = selects_nothing(params)

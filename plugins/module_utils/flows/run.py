@@ -9,7 +9,10 @@ the reads and result entries the flows have in common. The only home of ``Ansibl
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible.module_utils.basic import missing_required_lib
+import datetime
+from typing import Any, Dict, List, Optional, Tuple
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
@@ -20,6 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
     ApiError, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
+from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
@@ -34,19 +38,21 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.args import aut
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 
-    def __init__(self, module, minimums=None):
+    def __init__(self, module: AnsibleModule, minimums: Optional[Dict[str, float]] = None) -> None:
         self.module = module
         self.minimums = minimums  # of the module's numeric options (core.settings); the wait modules' by default
-        self.api = None
-        self.discovery = None
-        self.progress = []
+        # Set by connect(), which every flow calls before any read: typed as set. Only result() and error() can run
+        # before it (a refused option), and they check for None.
+        self.api: Api = None  # type: ignore[assignment]
+        self.discovery: Discovery = None  # type: ignore[assignment]
+        self.progress: List[str] = []
         # The MachineSets the last wait decided with, so its result entries agree with it.
-        self.waited_machine_sets = None
-        self.extras = {}        # result fields of a verb's own (flows.restart: ``clones``), in success and failure
-        self.writes = []        # diffs of writes a verb made besides the objects' patches (flows.restart: templates)
-        self.verb_state = None  # what a verb's planner hands to its check_plans (flows.change)
+        self.waited_machine_sets: Optional[List[Dict[str, Any]]] = None
+        self.extras: Dict[str, Any] = {}  # result fields of a verb's own (flows.restart: ``clones``), in success and failure
+        self.writes: List[Dict[str, Any]] = []  # diffs of writes a verb made besides the objects' patches (restart: templates)
+        self.verb_state: Any = None  # what a verb's planner hands to its check_plans (flows.change)
 
-    def connect(self, dry_run=None):
+    def connect(self, dry_run: Optional[bool] = None) -> None:
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
         ``dry_run=True`` (a module that only checks what a write would do)."""
         module = self.module
@@ -67,7 +73,7 @@ class Run(object):
             module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
         self.discovery = Discovery(self.api)
 
-    def result(self, **extra):
+    def result(self, **extra: Any) -> Dict[str, Any]:
         known = self.api is not None and self.api.clock.known
         out = {"progress": list(self.progress), "api_requests": self.api.count if self.api else 0,
                "server_time": timeutil.format_time(self.api.server_now()) if known else None}
@@ -75,7 +81,7 @@ class Run(object):
         out.update(extra)
         return out
 
-    def error(self, err):
+    def error(self, err: Exception) -> Exception:
         """A RolloutError / ApiError / TransportError as a RolloutError (the others pass unchanged)."""
         if isinstance(err, TransportError):
             return transport_error(err)
@@ -83,7 +89,7 @@ class Run(object):
             return api_error(err, host=self.api.host if self.api else None)
         return err
 
-    def fail(self, err, **extra):
+    def fail(self, err: Exception, **extra: Any) -> None:
         """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
         err = self.error(err)
         fields = err.to_dict() if isinstance(err, RolloutError) else {"msg": str(err)}
@@ -91,29 +97,29 @@ class Run(object):
         self.module.fail_json(**self.result(**fields))
 
     # ----- reads -----
-    def select(self, require_match):
+    def select(self, require_match: bool) -> Selected:
         return targets.select(self.api, self.discovery, self.module.params, require_match=require_match)
 
-    def select_kind(self, kind, namespace, label_selectors=None):
+    def select_kind(self, kind: str, namespace: str, label_selectors: Optional[List[str]] = None) -> Selected:
         """Every ``kind`` object of ``namespace`` matching ``label_selectors``, whatever the module's own options."""
         return targets.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
                                                          "label_selectors": label_selectors or None})
 
-    def clusters(self, selected):
+    def clusters(self, selected: Selected) -> Dict[str, Dict[str, Any]]:
         return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
 
-    def machine_sets(self, selected):
+    def machine_sets(self, selected: Selected) -> List[Dict[str, Any]]:
         """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
         return self.machine_sets_at(selected)[0]
 
-    def machine_sets_at(self, selected):
+    def machine_sets_at(self, selected: Selected) -> Tuple[List[Dict[str, Any]], Optional[str]]:
         """(MachineSets of the selection's namespace, the list's resourceVersion); ([], None) for KCPs."""
         if selected.kind != apiversion.MACHINE_DEPLOYMENT:
             return [], None
         items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
         return items, rv
 
-    def wait(self, selected, objects, resource_version):
+    def wait(self, selected: Selected, objects: List[Dict[str, Any]], resource_version: Optional[str]) -> List[Dict[str, Any]]:
         """Wait for the rollouts of ``objects`` (client.waiter, watched from ``resource_version``);
         returns them as last seen, or raises WaitFailed."""
         params = self.module.params
@@ -128,7 +134,7 @@ class Run(object):
             raise waiter.failure()
         return waiter.objects()
 
-    def waiter(self, groups, wait_timeout, stall_timeout, **options):
+    def waiter(self, groups: List[waiters.Group], wait_timeout: float, stall_timeout: float, **options: Any) -> waiters.Waiter:
         """The one waiting engine (client.waiter) over this run's API. Its clock is the API server's: the times it
         reports (started, rollout_finished, soak_finished, ended) line up with the cluster's own, and its state,
         carried from one call to the next, stays consistent whatever the Ansible host's clock says."""
@@ -138,7 +144,7 @@ class Run(object):
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
 
 
-def start_rv(selected, objects):
+def start_rv(selected: Selected, objects: List[Dict[str, Any]]) -> Optional[str]:
     if selected.list_resource_version:
         return selected.list_resource_version
     versions = [(obj.get("metadata") or {}).get("resourceVersion") for obj in objects]
@@ -146,7 +152,9 @@ def start_rv(selected, objects):
     return str(numeric[0]) if numeric else None
 
 
-def resource_entries(objects, clusters, version, now, machine_sets=None, machines=None, show_machine_sets=False):
+def resource_entries(objects: List[Dict[str, Any]], clusters: Dict[str, Dict[str, Any]], version: Optional[str],
+                     now: datetime.datetime, machine_sets: Optional[List[Dict[str, Any]]] = None,
+                     machines: Optional[List[Dict[str, Any]]] = None, show_machine_sets: bool = False) -> List[Dict[str, Any]]:
     out = []
     for obj in objects:
         cluster = clusters.get(views.cluster_name_of(obj))
@@ -156,14 +164,14 @@ def resource_entries(objects, clusters, version, now, machine_sets=None, machine
     return out
 
 
-def warn_status(module, resources):
+def warn_status(module: AnsibleModule, resources: List[Dict[str, Any]]) -> None:
     """Status warnings (core.status, e.g. upstream bug #13182) as Ansible warnings, once per object."""
     for entry in resources:
         for warning in (entry.get("rollout") or {}).get("warnings") or []:
             module.warn(f"{entry['ref']}: {warning}")
 
 
-def selects_nothing(params):
+def selects_nothing(params: Dict[str, Any]) -> Optional[str]:
     """The option that selects no object: ``names`` (or restart's ``switches``) given as [] and nothing else; None
     when the params select something."""
     if params.get("cluster_name") or params.get("label_selectors"):

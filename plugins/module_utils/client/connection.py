@@ -22,6 +22,7 @@ __metaclass__ = type
 
 import json
 import os
+import time
 import traceback
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import kubeconfig as kc
@@ -265,33 +266,76 @@ class Connection(object):
         pairs = [(key, value) for key, value in (query or {}).items() if value is not None]
         return self.host + path + (("?" + urlencode(pairs)) if pairs else "")
 
-    def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None):
+    def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None, total=None):
         """One request. ``stream=True`` returns the open response in ``raw`` (for watches).
 
-        ``timeout`` is (connect, read) seconds. Raises TransportError when no answer arrives.
+        ``timeout`` is (connect, read) seconds. ``total`` (seconds, or None) bounds the whole request: the connection,
+        the TLS handshake, the answer and every read of its body or stream (a read timeout alone restarts at each
+        read). Raises TransportError when no answer arrives.
         """
         payload = None
         if body is not None:
             payload = json.dumps(body).encode("utf-8")
             content_type = content_type or "application/json"
         connect, read = timeout or (10.0, 60.0)
+        ends = None if total is None else time.monotonic() + total
         try:
             resp = self.pool.request(
                 method, self.url(path, query), body=payload, headers=self._headers(content_type if payload else None),
-                retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read))
+                retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read, total=total))
         except urllib3.exceptions.HTTPError as err:
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         except (OSError, ValueError) as err:
             raise TransportError(self.host, str(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         if stream and resp.status < 300:
-            return Response(resp.status, resp.headers, raw=resp)
+            return Response(resp.status, resp.headers, raw=resp if ends is None else BoundedStream(resp, ends, self.host))
         try:
+            _read_by(resp, ends, self.host)
             data = resp.read()
         except urllib3.exceptions.HTTPError as err:
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
         finally:
             resp.release_conn()
         return Response(resp.status, resp.headers, data=_decode(data))
+
+
+def _read_by(resp, ends, host):
+    """Cut the socket timeout of the next read of ``resp`` to the time left before ``ends`` (monotonic seconds, None:
+    no bound); TransportError when none is left."""
+    if ends is None:
+        return
+    left = ends - time.monotonic()
+    if left <= 0:
+        raise TransportError(host, "no answer in the time the request had")
+    sock = getattr(getattr(resp, "connection", None), "sock", None)
+    if sock is not None:
+        sock.settimeout(left)
+
+
+class BoundedStream(object):
+    """An open streamed response (a watch) whose every read ends by ``ends`` (monotonic seconds): a server that stops
+    sending in the middle of a stream cannot hold it past the request's total time."""
+
+    def __init__(self, resp, ends, host):
+        self.resp = resp
+        self.ends = ends
+        self.host = host
+
+    def stream(self, amt, decode_content=True):
+        chunks = self.resp.stream(amt, decode_content=decode_content)
+        while True:
+            _read_by(self.resp, self.ends, self.host)
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+            yield chunk
+
+    def close(self):
+        self.resp.close()
+
+    def release_conn(self):
+        self.resp.release_conn()
 
 
 def _not_connected(err):

@@ -17,7 +17,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.connection imp
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
-    ApiError, TransportError, api_error, transport_error,
+    ApiError, OutOfTime, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
@@ -46,9 +46,11 @@ class Run(object):
         self.writes = []        # diffs of writes a verb made besides the objects' patches (flows.restart: templates)
         self.verb_state = None  # what a verb's planner hands to its check_plans (flows.change)
 
-    def connect(self, dry_run=None):
+    def connect(self, dry_run=None, wait=None):
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
-        ``dry_run=True`` (a module that only checks what a write would do)."""
+        ``dry_run=True`` (a module that only checks what a write would do). ``wait`` is (seconds, what) for a task
+        that waits (``wait_limit``): the deadline of every request of the task, set before the first one
+        (client.requests.Api.end_by)."""
         module = self.module
         problems = settings.module_errors(module.params, self.minimums)
         if problems:
@@ -66,6 +68,8 @@ class Run(object):
         except ConnectionConfigError as err:
             module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
         self.discovery = Discovery(self.api)
+        if wait is not None:
+            self.api.end_by(*wait)
 
     def result(self, **extra):
         known = self.api is not None and self.api.clock.known
@@ -82,6 +86,22 @@ class Run(object):
         if isinstance(err, ApiError):
             return api_error(err, host=self.api.host if self.api else None)
         return err
+
+    def timed_out(self, err, refs, state=None):
+        """The failure of a waiting task that got no answer before its deadline (client.errors.OutOfTime): reason
+        ``wait_timeout``, naming the objects waited for and what was last seen of them (``state``, a core.waitstate);
+        the ``unreachable`` shape, naming them too, when the API server has not answered in this wait at all."""
+        names = ", ".join(refs)
+        if state is None and not self.api.reached:
+            err = transport_error(err)
+            return RolloutError(f"{err.msg} (while waiting for {names})", reason=err.reason, hint=err.hint)
+        last = [(state or {}).get("lines", {}).get(ref) for ref in refs]
+        seen = "; ".join(line for line in last if line)
+        return RolloutError(
+            f"{names}: not seen complete before the end of the wait: the API server {err.host} stopped answering "
+            f"({err.cause})" + (f"; last seen: {seen}" if seen else ""), reason=ws.WAIT_TIMEOUT,
+            hint=f"check that the API server {err.host} answers (a hung kube-apiserver or etcd, or an overloaded one), then "
+                 "re-run the wait; raise wait_timeout if it is only slow")
 
     def fail(self, err, **extra):
         """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
@@ -121,6 +141,8 @@ class Run(object):
                              params["stall_timeout"])
         try:
             waiter.run()
+        except OutOfTime as err:
+            raise self.timed_out(err, waiter.refs, waiter.state)
         finally:
             self.progress.extend(waiter.progress)
             self.waited_machine_sets = waiter.machine_sets.get(selected.namespace)
@@ -136,6 +158,13 @@ class Run(object):
                               clock=lambda: self.api.server_now().timestamp(),
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
+
+
+def wait_limit(params, waits=True):
+    """``wait`` of Run.connect for restart, pause, undo and info: (wait_timeout, what) when the task waits, else None."""
+    if not (waits and params.get("wait")):
+        return None
+    return params["wait_timeout"], f"wait_timeout={params['wait_timeout']}s"
 
 
 def start_rv(selected, objects):

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import (
     Api, resource_path, with_conflict_retry,
 )
@@ -108,9 +108,9 @@ def test_the_deadline_cuts_timeouts_and_retries():
     assert clock.t < 7.0
     assert all(sent["timeout"][1] <= 7.0 for sent in conn.sent[1:])
     clock.t = 7.0
-    with pytest.raises(TransportError) as err:
+    with pytest.raises(OutOfTime) as err:
         api.get(PATH)
-    assert "time the task has left" in str(err.value)
+    assert "no answer before the end of the task" in str(err.value)
 
 
 def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
@@ -130,9 +130,9 @@ def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
         return send(*args, **kwargs)
 
     conn.send = hung
-    with pytest.raises(TransportError) as err:
+    with pytest.raises(OutOfTime) as err:
         api.get(PATH)
-    assert "time the task has left" in str(err.value)
+    assert "no answer before the end of the task" in str(err.value)
     # positive control: a read that failed with time left keeps its own cause
     conn.send = send
     api.deadline = 100.0

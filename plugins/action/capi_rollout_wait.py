@@ -102,7 +102,6 @@ class ActionModule(ActionBase):
         out["lease_renewals"] = renewals
         out["changed"] = False
         out.pop("tracking", None)
-        out.pop("time_left", None)
         out["tracking"] = {}
         result.update(out)
         return result

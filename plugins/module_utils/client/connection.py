@@ -22,6 +22,8 @@ __metaclass__ = type
 
 import json
 import os
+import socket
+import threading
 import time
 import traceback
 
@@ -287,54 +289,74 @@ class Connection(object):
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         except (OSError, ValueError) as err:
             raise TransportError(self.host, str(err), tls=is_tls_failure(err), sent=not _not_connected(err))
+        cutoff = None if ends is None else Cutoff(resp, ends)
         if stream and resp.status < 300:
-            return Response(resp.status, resp.headers, raw=resp if ends is None else BoundedStream(resp, ends, self.host))
+            return Response(resp.status, resp.headers, raw=resp if cutoff is None else BoundedStream(resp, cutoff, self.host))
         try:
-            _read_by(resp, ends, self.host)
             data = resp.read()
         except urllib3.exceptions.HTTPError as err:
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
         finally:
+            if cutoff is not None:
+                cutoff.cancel()
             resp.release_conn()
+        if cutoff is not None and cutoff.fired:
+            raise TransportError(self.host, "the answer did not come whole in the time the request had")
         return Response(resp.status, resp.headers, data=_decode(data))
 
 
-def _read_by(resp, ends, host):
-    """Cut the socket timeout of the next read of ``resp`` to the time left before ``ends`` (monotonic seconds, None:
-    no bound); TransportError when none is left."""
-    if ends is None:
-        return
-    left = ends - time.monotonic()
-    if left <= 0:
-        raise TransportError(host, "no answer in the time the request had")
-    sock = getattr(getattr(resp, "connection", None), "sock", None)
-    if sock is not None:
-        sock.settimeout(left)
+class Cutoff(object):
+    """Shuts the connection of an open response down at ``ends`` (monotonic seconds), so that a read blocked on it
+    ends then: urllib3's read timeout starts again at every read, so a server that sends a little now and then (or
+    an open watch stream that stops) would outlast it."""
+
+    def __init__(self, resp, ends):
+        self.resp = resp
+        self.fired = False
+        self._timer = threading.Timer(max(ends - time.monotonic(), 0.0), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self):
+        self.fired = True
+        try:
+            self.resp.shutdown()  # urllib3 >= 2.3, also when the server said it closes the connection
+        except (AttributeError, ValueError, RuntimeError, OSError):
+            sock = getattr(getattr(self.resp, "connection", None), "sock", None)
+            try:
+                if sock is not None:
+                    sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed meanwhile: nothing to cut
+
+    def cancel(self):
+        self._timer.cancel()
 
 
 class BoundedStream(object):
-    """An open streamed response (a watch) whose every read ends by ``ends`` (monotonic seconds): a server that stops
-    sending in the middle of a stream cannot hold it past the request's total time."""
+    """An open streamed response (a watch) that ends, at the latest, when its Cutoff fires."""
 
-    def __init__(self, resp, ends, host):
+    def __init__(self, resp, cutoff, host):
         self.resp = resp
-        self.ends = ends
+        self.cutoff = cutoff
         self.host = host
 
     def stream(self, amt, decode_content=True):
-        chunks = self.resp.stream(amt, decode_content=decode_content)
-        while True:
-            _read_by(self.resp, self.ends, self.host)
-            try:
-                chunk = next(chunks)
-            except StopIteration:
-                return
-            yield chunk
+        try:
+            for chunk in self.resp.stream(amt, decode_content=decode_content):
+                yield chunk
+        except urllib3.exceptions.HTTPError:
+            if not self.cutoff.fired:
+                raise
+        if self.cutoff.fired:
+            raise TransportError(self.host, "the stream was cut at the end of the time the request had")
 
     def close(self):
+        self.cutoff.cancel()
         self.resp.close()
 
     def release_conn(self):
+        self.cutoff.cancel()
         self.resp.release_conn()
 
 

@@ -155,7 +155,7 @@ class Run(object):
         reports (started, rollout_finished, soak_finished, ended) line up with the cluster's own, and its state,
         carried from one call to the next, stays consistent whatever the Ansible host's clock says."""
         return waiters.Waiter(self.api, groups, wait_timeout, stall_timeout,
-                              clock=lambda: self.api.server_now().timestamp(),
+                              clock=lambda: self.api.server_now().timestamp(), sleep=self.api.sleep,
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
 

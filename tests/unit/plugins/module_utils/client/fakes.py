@@ -65,6 +65,8 @@ class FakeConnection(object):
         if error:
             raise TransportError(self.host, error, tls="CERTIFICATE" in error, sent=sent)
         if events is not None:
+            if self.clock is not None:
+                self.clock.t += float((query or {}).get("timeoutSeconds") or 0)  # the server ends the stream then
             self.streams.append(FakeStream(events))
             return Response(status, headers, raw=self.streams[-1])
         return Response(status, headers, data=payload if payload is not None else {})

@@ -343,8 +343,7 @@ class BoundedStream(object):
 
     def stream(self, amt, decode_content=True):
         try:
-            for chunk in self.resp.stream(amt, decode_content=decode_content):
-                yield chunk
+            yield from self.resp.stream(amt, decode_content=decode_content)
         except urllib3.exceptions.HTTPError:
             if not self.cutoff.fired:
                 raise

@@ -75,8 +75,8 @@ class WatchConnection(FakeConnection):
 def conn(monkeypatch, clock):
     fake = WatchConnection(clock=clock)
     monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
-    monkeypatch.setattr(flow_run, "Api", lambda connection, dry_run=False: Api(connection, dry_run=dry_run, clock=clock,
-                                                                                sleep=clock.sleep))
+    monkeypatch.setattr(flow_run, "Api",
+                        lambda connection, dry_run=False: Api(connection, dry_run=dry_run, clock=clock, sleep=clock.sleep))
     return fake
 
 

@@ -6,8 +6,11 @@ A module cannot write to the job output while it runs. This plugin calls the mod
 (each call waits at most ``progress_interval`` seconds and returns early when an object's state
 changed), prints the new progress lines as they come - or, after a call without any, a heartbeat line
 saying what is still waited for, so a job's output never sits silent for a whole ``stall_timeout`` -
-carries the wait state (``tracking``) from one call to the next, and renews the lock (``lease``) with
-capi_rollout_lock between calls (the module's first call renews it as the wait starts).
+and carries the wait state (``tracking``) and the time the wait has left (``time_left``, by the API
+server's clock, less the time since the call returned) from one call to the next: every request of a
+later call ends by the wait's end (plus a grace), as those of the first. The lock (``lease``) is renewed
+by the module, in the first call and in the next call after every third of the lease's duration, so its
+renewal is bounded by the same deadline.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,12 +22,9 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.capi.rollout.plugins.module_utils.flows.args import AUTH_OPTIONS
-
 display = Display()
 
 WAIT_MODULE = "capi.rollout.capi_rollout_wait"
-LOCK_MODULE = "capi.rollout.capi_rollout_lock"
 # Calls in a row that return neither progress nor a finished wait before giving up (a safety net
 # against a module that keeps returning at once).
 MAX_IDLE_CALLS = 100000
@@ -52,18 +52,6 @@ class ActionModule(ActionBase):
             text += f"; {waiting[0].get('message') or waiting[0].get('ref')}"
         return text
 
-    def _renew(self, task_args, lease, task_vars):
-        module_args = {key: task_args[key] for key in AUTH_OPTIONS if task_args.get(key) is not None}
-        module_args.update({
-            "name": lease.get("name") or "capi-rollout-lock",
-            "namespace": lease.get("namespace") or "default",
-            "holder": lease["holder"],
-            "lease_duration_seconds": int(lease.get("lease_duration_seconds") or 300),
-            "state": "acquired",
-            "wait_timeout": 0,
-        })
-        return self._execute_module(module_name=LOCK_MODULE, module_args=module_args, task_vars=task_vars)
-
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
@@ -84,30 +72,31 @@ class ActionModule(ActionBase):
         requests = 0
         renewals = 0
         tracking = task_args.pop("tracking", None)
-        last_renewal = time.monotonic()
+        time_left = task_args.pop("time_left", None)
+        last_renewal = None
         calls = 0
         while True:
-            module_args = dict(task_args, tracking=tracking)
+            module_args = dict(task_args, tracking=tracking, time_left=time_left)
+            called = time.monotonic()
+            renew = renew_every is not None and (last_renewal is None or called - last_renewal >= renew_every)
+            if lease and not renew and calls:
+                module_args.pop("lease")  # renewed by an earlier call, less than a third of its duration ago
             out = self._execute_module(module_name=WAIT_MODULE, module_args=module_args, task_vars=task_vars)
+            returned = time.monotonic()
             calls += 1
             lines = list(out.get("progress") or [])
             self._show(host, lines or ([] if out.get("failed") or out.get("finished_call", True) else [self.heartbeat(out)]),
                        verbosity)
             progress.extend(lines)
             requests += int(out.get("api_requests") or 0)
-            renewals += int(out.get("lease_renewals") or 0)  # the module's own, as the wait starts
+            if out.get("lease_renewals"):
+                renewals += int(out["lease_renewals"])
+                last_renewal = called
             if out.get("failed") or out.get("finished_call", True) or calls >= MAX_IDLE_CALLS:
                 break
             tracking = out.get("tracking")
-            if renew_every is not None and time.monotonic() - last_renewal >= renew_every:
-                lock = self._renew(task_args, lease, task_vars)
-                requests += int(lock.get("api_requests") or 0)
-                if lock.get("failed"):
-                    out = dict(out, failed=True, reason="lock_lost", phase="failed",
-                               msg=f"lost the lock while waiting: {lock.get('msg') or lock.get('message')}")
-                    break
-                renewals += 1
-                last_renewal = time.monotonic()
+            if out.get("time_left") is not None:
+                time_left = float(out["time_left"]) - (time.monotonic() - returned)
         out["progress"] = progress
         out["api_requests"] = requests
         out["lease_renewals"] = renewals

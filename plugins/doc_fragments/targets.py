@@ -60,6 +60,12 @@ options:
   wait_timeout:
     description:
       - How many seconds to wait in total before failing.
+      - With O(wait=true) it bounds every request of the task too, so that an API server that hangs (accepts
+        connections, answers nothing) cannot hold the task longer. No request ends more than 5 seconds after
+        O(wait_timeout) from the start of the task, or, once the wait has started, from the start of the wait - the
+        connection, the TLS handshake, the reads, the writes and the watches included. A wait that runs out of time
+        that way fails with C(reason=wait_timeout) and names the objects; a request before it, with
+        C(reason=unreachable).
     type: int
     default: 1200
   stall_timeout:

@@ -60,6 +60,10 @@ options:
   wait_timeout:
     description:
       - How many seconds to wait for a lock that another holder has. V(0) fails at once.
+      - A positive value bounds every request of the task too, so that an API server that hangs (accepts
+        connections, answers nothing) cannot hold the task longer. No request ends more than 5 seconds after
+        O(wait_timeout) from the start of the task - the connection and the TLS handshake included. Then the task
+        fails with C(reason=unreachable) and names the Lease.
     type: int
     default: 0
   poll_interval:

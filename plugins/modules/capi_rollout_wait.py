@@ -21,8 +21,9 @@ description:
     condition of any waited-for object changed for O(stall_timeout) seconds (Cluster API has no progress
     deadline of its own). The failure says which object is stuck, which Machines hold it back and why
     (RV(stuck)).
-  - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) as it starts and while it waits, so a wait may
-    take longer than the lease duration; the task fails if another run took the lock meanwhile (C(reason=lock_lost)).
+  - With O(lease), renews the lock of M(capi.rollout.capi_rollout_lock) as it starts and while it waits (every third of
+    the lease duration), so a wait may take longer than the lease duration; the task fails if another run took the lock
+    meanwhile (C(reason=lock_lost)).
   - Reads the objects with one list request per kind and namespace, then follows them with one watch stream per
     kind and namespace (re-opened from the last resourceVersion, listed again after 410 Gone), so a change is
     seen when it happens, not at the next poll. The same engine and the same rules decide the C(wait) of
@@ -68,6 +69,12 @@ options:
   wait_timeout:
     description:
       - How many seconds the rollouts may take in total (the soak is not counted).
+      - It bounds every request of the task too, so that an API server that hangs (accepts connections, answers
+        nothing) cannot hold the task longer. No request ends more than 5 seconds after the end of the wait
+        (RV(started) + O(wait_timeout) + O(soak_seconds)), nor, in the first call of the module, 5 seconds after
+        O(wait_timeout) + O(soak_seconds) from its start - the connection, the TLS handshake, the lock renewal, the
+        reads and the watches included. Then the task fails with RV(reason)=V(wait_timeout), naming the objects and
+        what was last seen of them, or V(unreachable) when the API server never answered in this task.
     type: int
     default: 1200
   stall_timeout:
@@ -106,6 +113,12 @@ options:
     description:
       - Internal, set by the action plugin between two calls of the module - the state of the wait so far.
     type: dict
+  time_left:
+    description:
+      - Internal, set by the action plugin on its later calls of the module - the seconds the wait has left (its
+        RV(started) + O(wait_timeout) + O(soak_seconds), by the API server's clock). No request of the call ends
+        more than 5 seconds after that.
+    type: float
 notes:
   - Needs C(list) on C(machinedeployments) / C(kubeadmcontrolplanes) and, when something is stuck, C(list) on
     C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
@@ -283,6 +296,11 @@ tracking:
   returned: always
   type: dict
   sample: {}
+time_left:
+  description: Internal - the seconds the wait had left when the call returned, handed on by the action plugin (less the time since) as O(time_left).
+  returned: when the call did not fail
+  type: float
+  sample: 17.5
 server_time:
   description:
     - The API server's clock when the task ended (UTC), read from the C(Date) headers of its answers; null when
@@ -325,6 +343,7 @@ def main():
             progress_verbosity={"type": "int", "default": 0},
             lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
             tracking={"type": "dict"},
+            time_left={"type": "float"},
         ),
         supports_check_mode=True,
     )

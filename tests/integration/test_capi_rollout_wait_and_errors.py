@@ -144,3 +144,75 @@ def test_wait_timeout_holds_while_the_api_server_hangs(capi):
     assert "machinedeployment/team-o/wh-md-0" in res["msg"] or "no answer" in res["msg"], res["msg"]
     # wait_timeout (12 s) + the request grace (5 s) + ansible-playbook's start and end, not a request's 60 s
     assert took < 45, took
+
+
+def _frozen_run(capi, call, freeze_after):
+    """Run ``call`` in the background with the API server frozen ``freeze_after`` seconds after it starts (0: before
+    it starts); the API server is thawed in any case. Returns (result, seconds the call took)."""
+    started = time.monotonic()
+    if not freeze_after:
+        capi.mgmt.freeze_apiserver()
+    try:
+        join = _in_background(call)
+        if freeze_after:
+            time.sleep(freeze_after)
+            capi.mgmt.freeze_apiserver()
+        res = join(150)
+        return res, time.monotonic() - started
+    finally:
+        capi.mgmt.thaw_apiserver()
+
+
+# wait_timeout (20 s) + the request grace (5 s) + ansible-playbook's start and end on a loaded machine; was 81 s
+HANG_BOUND = 50
+
+
+@pytest.mark.needs_controller
+def test_capi_rollout_wait_ends_on_time_while_the_api_server_hangs(capi):
+    """capi_rollout_wait through its action plugin, progress_interval 5 (several module calls, each handed the time
+    the wait has left): the API server frozen before the task (nothing ever answers: unreachable) and in the middle
+    of the wait (wait_timeout). Each names the object waited for and ends by wait_timeout + grace."""
+    done = [{"kind": "MachineDeployment", "namespace": "team-o", "name": "wo-md-0"}]
+    stuck = [{"kind": "MachineDeployment", "namespace": "team-o", "name": "wh-md-0"}]
+    never = capi.copy_template("wh-md-0", "-never", annotations={FAIL: "true"}, namespace="team-o")
+    switched = capi.run("capi_rollout_restart", namespace="team-o", name="wh-md-0", rollout_id="hang-wait",
+                        infrastructure_ref={"name": never})
+    assert not switched.failed, switched.get("msg")
+    # positive control: answered, the same task ends on success
+    ok = capi.run("capi_rollout_wait", objects=done, wait_timeout=20, progress_interval=5)
+    assert not ok.failed and ok["phase"] == "succeeded", ok.get("msg")
+
+    before, took = _frozen_run(capi, lambda: capi.run("capi_rollout_wait", objects=done, wait_timeout=20,
+                                                      progress_interval=5), freeze_after=0)
+    assert before.failed and before["reason"] == "unreachable", before
+    assert "machinedeployment/team-o/wo-md-0" in before["msg"] and "wait_timeout=20s" in before["msg"], before["msg"]
+    assert took < HANG_BOUND, took
+
+    during, took = _frozen_run(capi, lambda: capi.run("capi_rollout_wait", objects=stuck, wait_timeout=20,
+                                                      progress_interval=5), freeze_after=8)
+    assert during.failed and during["reason"] == "wait_timeout", during
+    assert "machinedeployment/team-o/wh-md-0" in during["msg"], during["msg"]
+    assert during["progress"], during  # it was answered before the freeze
+    assert took < HANG_BOUND, took
+
+
+def test_capi_rollout_lock_ends_on_time_while_the_api_server_hangs(capi):
+    """capi_rollout_lock waiting for a lock another holder has: it takes it once that lease goes stale (positive
+    control); with the API server frozen in the middle of the wait it ends by wait_timeout + grace, naming the Lease."""
+    lease = {"name": "it-hang-lock", "namespace": "team-o"}
+    taken = capi.run("capi_rollout_lock", holder="other", lease_duration_seconds=4, **lease)
+    assert taken["acquired"] is True, taken
+    ok = capi.run("capi_rollout_lock", holder="me", wait_timeout=20, poll_interval=1, **lease)
+    assert not ok.failed and ok["acquired"] is True, ok
+
+    taken = capi.run("capi_rollout_lock", holder="other", lease_duration_seconds=600, force=True, **lease)
+    assert taken["acquired"] is True, taken
+    try:
+        res, took = _frozen_run(capi, lambda: capi.run("capi_rollout_lock", holder="me", wait_timeout=20, poll_interval=1,
+                                                       **lease), freeze_after=6)
+    finally:
+        capi.run("capi_rollout_lock", holder="other", state="released", **lease)
+    assert res.failed and res["reason"] == "unreachable", res
+    assert res["msg"].startswith("lease/team-o/it-hang-lock: cannot reach the API server"), res["msg"]
+    assert "wait_timeout=20s" in res["msg"], res["msg"]
+    assert took < HANG_BOUND, took

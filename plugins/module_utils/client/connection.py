@@ -22,6 +22,9 @@ __metaclass__ = type
 
 import json
 import os
+import socket
+import threading
+import time
 import traceback
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import kubeconfig as kc
@@ -269,33 +272,95 @@ class Connection(object):
         pairs = [(key, value) for key, value in (query or {}).items() if value is not None]
         return self.host + path + (("?" + urlencode(pairs)) if pairs else "")
 
-    def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None):
+    def send(self, method, path, query=None, body=None, content_type=None, stream=False, timeout=None, total=None):
         """One request. ``stream=True`` returns the open response in ``raw`` (for watches).
 
-        ``timeout`` is (connect, read) seconds. Raises TransportError when no answer arrives.
+        ``timeout`` is (connect, read) seconds. ``total`` (seconds, or None) bounds the whole request: the connection,
+        the TLS handshake, the answer and every read of its body or stream (a read timeout alone restarts at each
+        read). Raises TransportError when no answer arrives.
         """
         payload = None
         if body is not None:
             payload = json.dumps(body).encode("utf-8")
             content_type = content_type or "application/json"
         connect, read = timeout or (10.0, 60.0)
+        ends = None if total is None else time.monotonic() + total
         try:
             resp = self.pool.request(
                 method, self.url(path, query), body=payload, headers=self._headers(content_type if payload else None),
-                retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read))
+                retries=False, preload_content=False, timeout=urllib3.Timeout(connect=connect, read=read, total=total))
         except urllib3.exceptions.HTTPError as err:
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err), sent=not _not_connected(err))
         except (OSError, ValueError) as err:
             raise TransportError(self.host, str(err), tls=is_tls_failure(err), sent=not _not_connected(err))
+        cutoff = None if ends is None else Cutoff(resp, ends)
         if stream and resp.status < 300:
-            return Response(resp.status, resp.headers, raw=resp)
+            return Response(resp.status, resp.headers, raw=resp if cutoff is None else BoundedStream(resp, cutoff, self.host))
         try:
             data = resp.read()
         except urllib3.exceptions.HTTPError as err:
             raise TransportError(self.host, _cause_text(err), tls=is_tls_failure(err))
         finally:
+            if cutoff is not None:
+                cutoff.cancel()
             resp.release_conn()
+        if cutoff is not None and cutoff.fired:
+            raise TransportError(self.host, "the answer did not come whole in the time the request had")
         return Response(resp.status, resp.headers, data=_decode(data))
+
+
+class Cutoff(object):
+    """Shuts the connection of an open response down at ``ends`` (monotonic seconds), so that a read blocked on it
+    ends then: urllib3's read timeout starts again at every read, so a server that sends a little now and then (or
+    an open watch stream that stops) would outlast it."""
+
+    def __init__(self, resp, ends):
+        self.resp = resp
+        self.fired = False
+        self._timer = threading.Timer(max(ends - time.monotonic(), 0.0), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self):
+        self.fired = True
+        try:
+            self.resp.shutdown()  # urllib3 >= 2.3, also when the server said it closes the connection
+        except (AttributeError, ValueError, RuntimeError, OSError):
+            sock = getattr(getattr(self.resp, "connection", None), "sock", None)
+            try:
+                if sock is not None:
+                    sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed meanwhile: nothing to cut
+
+    def cancel(self):
+        self._timer.cancel()
+
+
+class BoundedStream(object):
+    """An open streamed response (a watch) that ends, at the latest, when its Cutoff fires."""
+
+    def __init__(self, resp, cutoff, host):
+        self.resp = resp
+        self.cutoff = cutoff
+        self.host = host
+
+    def stream(self, amt, decode_content=True):
+        try:
+            yield from self.resp.stream(amt, decode_content=decode_content)
+        except urllib3.exceptions.HTTPError:
+            if not self.cutoff.fired:
+                raise
+        if self.cutoff.fired:
+            raise TransportError(self.host, "the stream was cut at the end of the time the request had")
+
+    def close(self):
+        self.cutoff.cancel()
+        self.resp.close()
+
+    def release_conn(self):
+        self.cutoff.cancel()
+        self.resp.release_conn()
 
 
 def _not_connected(err):

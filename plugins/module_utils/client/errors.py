@@ -47,6 +47,11 @@ class TransportError(Exception):
         super(TransportError, self).__init__(f"{host}: {cause}")
 
 
+class OutOfTime(TransportError):
+    """No answer before the deadline of a waiting task (client.requests.Api.end_by): the API server hangs, is too slow
+    or cannot be reached."""
+
+
 def is_tls_failure(exc):
     """Whether a transport exception is a TLS/certificate problem (walks the cause chain)."""
     seen = 0
@@ -69,10 +74,12 @@ def transport_error(err, what=None):
             ref=what, reason="tls",
             hint="give the cluster's CA certificate with ca_cert (or K8S_AUTH_SSL_CA_CERT), or fix the kubeconfig's "
                  "certificate-authority; validate_certs: false only for throw-away test clusters")
-    return RolloutError(
-        f"cannot reach the API server {err.host}: {err.cause}",
-        ref=what, reason="unreachable",
-        hint="check host/kubeconfig/context (is this the management cluster?), the network path and proxy")
+    if isinstance(err, OutOfTime):
+        hint = ("check that the API server answers (a hung kube-apiserver or etcd, or a load balancer that accepts "
+                "connections without a server behind it), host/kubeconfig/context and the network path, then re-run the task")
+    else:
+        hint = "check host/kubeconfig/context (is this the management cluster?), the network path and proxy"
+    return RolloutError(f"cannot reach the API server {err.host}: {err.cause}", ref=what, reason="unreachable", hint=hint)
 
 
 def _resource_words(resource):

@@ -7,8 +7,11 @@
   when the connection could not even be opened (nothing was sent).
 - Retries: ``attempts`` tries while the API server has never answered in this run (a wrong address or
   port fails fast); once it has answered, an outage (a restarting API server) is retried for
-  ``outage_seconds``, or while a wait runs until its ``deadline``: that deadline also bounds every
-  request's timeouts, so a hanging API server cannot hold a task past its own timeout.
+  ``outage_seconds``, or in a waiting task until its ``deadline``.
+- The deadline of a waiting task (``Api.end_by``, set before its first request: the end of its wait plus
+  ``DEADLINE_GRACE_SECONDS``) bounds every request as a whole - connection, TLS handshake, answer and every
+  read of a body or watch stream - so a hanging API server cannot hold a task past its own timeout. A
+  request that no time is left for, or that runs out of it, raises ``OutOfTime``.
 - Writes to MachineDeployments and KubeadmControlPlanes are JSON patches whose ``test`` operations guard
   the fields their plan read (core.patch): a concurrent change of one of them answers 422 (a failed
   test), unrelated writes (status, other annotations) do not conflict. The Lease is written with its
@@ -31,7 +34,7 @@ import random
 import time
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.serverclock import ServerClock
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 
@@ -43,6 +46,10 @@ except ImportError:  # the module reports the missing kubernetes/urllib3 before 
 RETRYABLE_STATUS = (429, 500, 502, 503, 504)
 # How long an API server that has answered may be away (a restart takes 10-20 s) before a read fails.
 DEFAULT_OUTAGE_SECONDS = 60.0
+# (connect, read) seconds of a request, unless a caller or the deadline says otherwise.
+DEFAULT_TIMEOUT = (10.0, 60.0)
+# Seconds a request may run past the end of a wait, so that the wait's last observation can still be made.
+DEADLINE_GRACE_SECONDS = 5.0
 SAFE_METHODS = ("GET", "HEAD")
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -60,7 +67,8 @@ def resource_path(group, version, plural, namespace=None, name=None):
 
 
 class Api(object):
-    """Requests against one API server through a client/connection.Connection."""
+    """Requests against one API server through a client/connection.Connection. ``clock`` (monotonic seconds) is the
+    run's: its deadline, retries and the server clock's elapsed time are measured with it."""
 
     def __init__(self, connection, attempts=5, backoff=0.5, max_backoff=8.0, sleep=time.sleep, dry_run=False,
                  outage_seconds=DEFAULT_OUTAGE_SECONDS, clock=time.monotonic):
@@ -68,7 +76,8 @@ class Api(object):
         self.dry_run = dry_run
         self.outage_seconds = outage_seconds
         self.clock_seconds = clock
-        self.deadline = None  # monotonic seconds; see the module docstring
+        self.deadline = None  # monotonic seconds by which every request has ended; see end_by
+        self.deadline_what = None  # what set it (``wait_timeout=20s``), for the error
         self.reached = False  # whether the API server answered in this run
         self.attempts = attempts
         self.backoff = backoff
@@ -76,7 +85,7 @@ class Api(object):
         self.sleep = sleep
         self.count = 0
         self.log = []  # (verb, path, status) per request sent, for tests and debugging
-        self.clock = ServerClock()
+        self.clock = ServerClock(monotonic=clock)
 
     @property
     def host(self):
@@ -106,18 +115,26 @@ class Api(object):
             return delay
         return None
 
-    def _timeouts(self, timeout):
-        """(connect, read) seconds for one request, cut to the time left before the deadline."""
-        connect, read = timeout or (10.0, 60.0)
+    def end_by(self, seconds, what):
+        """The deadline of a waiting task: from now on no request ends later than ``seconds`` from now plus
+        DEADLINE_GRACE_SECONDS. ``what`` says what set it (``wait_timeout=20s``) for the error."""
+        self.deadline = self.clock_seconds() + max(seconds, 0) + DEADLINE_GRACE_SECONDS
+        self.deadline_what = what
+
+    def _limits(self, timeout):
+        """(connect, read) seconds and the total seconds of one request: all of it ends by the deadline."""
         if self.deadline is None:
-            return timeout
+            return timeout, None
         left = self.deadline - self.clock_seconds()
         if left <= 0:
             raise self._out_of_time()
-        return (min(connect, left), min(read, left))
+        connect, read = timeout or DEFAULT_TIMEOUT
+        return (min(connect, left), min(read, left)), left
 
     def _out_of_time(self):
-        return TransportError(self.host, "no answer in the time the task has left (its timeout has passed)")
+        grace = int(DEADLINE_GRACE_SECONDS)
+        within = f" ({self.deadline_what}, + {grace}s for the last requests)" if self.deadline_what else ""
+        return OutOfTime(self.host, f"no answer before the end of the task{within}")
 
     def request(self, method, path, query=None, body=None, content_type=None, verb=None, stream=False, timeout=None,
                 dry_run=False):
@@ -130,15 +147,16 @@ class Api(object):
         attempt = 0
         started = self.clock_seconds()
         while True:
+            timeouts, total = self._limits(timeout)
             self.count += 1
             try:
                 resp = self.connection.send(method, path, query=query, body=body, content_type=content_type,
-                                            stream=stream, timeout=self._timeouts(timeout))
+                                            stream=stream, timeout=timeouts, total=total)
             except TransportError as err:
                 self.log.append((verb, path, None))
                 pause = self._retry_pause(attempt, started) if safe or not err.sent else None
                 if pause is None:
-                    # a read cut to the time left ran out: say so, as when no time was left to send it
+                    # a request cut to the time left ran out: say so, as when no time was left to send it
                     if self.deadline is not None and self.clock_seconds() >= self.deadline:
                         raise self._out_of_time() from err
                     raise

@@ -28,6 +28,7 @@ import time
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import DEADLINE_GRACE_SECONDS
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -39,8 +40,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 
 # The longest single watch request (the server ends it; it is re-opened from the last resourceVersion).
 MAX_STREAM_SECONDS = 300
-# Seconds a request may run past the end of the wait, so that the last observation can still be made.
-REQUEST_GRACE_SECONDS = 5.0
 # Refusals (401/403) in a row of a watch that was allowed before, taken for an API server still starting up.
 TRANSIENT_DENIALS = 5
 # Pseudo event of a stream: the group was listed again after 410 Gone (the object is the list body).
@@ -323,7 +322,7 @@ class Waiter(object):
                 if after is not None and after > server_now:
                     pause = min(pause, timeutil.seconds_between(server_now, after) + 1.0)
         if call_deadline is not None:
-            pause = min(pause, max(call_deadline - time.monotonic(), 0))
+            pause = min(pause, max(call_deadline - self.api.clock_seconds(), 0))
         return pause
 
     def locate(self, ref):
@@ -334,12 +333,16 @@ class Waiter(object):
         raise KeyError(ref)
 
     # ----- running -----
+    def seconds_left(self):
+        """Seconds until the end of the wait: its start + wait_timeout + soak_seconds (the caller's clock)."""
+        return self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
+
     def run(self, call_seconds=None):
         """Wait until the state is finished; with ``call_seconds``, return early once new progress lines
         exist or that many seconds passed (capi_rollout_wait hands the state to its action plugin).
         Returns the progress lines of this call."""
         start = len(self.progress)
-        call_deadline = None if call_seconds is None else time.monotonic() + call_seconds
+        call_deadline = None if call_seconds is None else self.api.clock_seconds() + call_seconds
         # No request of this call may outlast the wait (or this call): a hanging API server then ends it
         # with wait_timeout, not after a request's own timeout.
         with self._bounded(call_deadline):
@@ -347,9 +350,10 @@ class Waiter(object):
 
     @contextlib.contextmanager
     def _bounded(self, call_deadline=None):
-        """Within: no request may pass the wait's end (or this call's), plus a grace (client.requests.Api.deadline)."""
-        ends = time.monotonic() + self.state["started"] + self.wait_timeout + self.soak_seconds - self.clock()
-        previous, self.api.deadline = self.api.deadline, min(ends, call_deadline or ends) + REQUEST_GRACE_SECONDS
+        """Within: no request may pass the wait's end (or this call's), plus a grace (client.requests.Api.deadline). The
+        task's deadline, set before its first request, is at most the pre-wait requests earlier than the wait's end."""
+        ends = self.api.clock_seconds() + self.seconds_left()
+        previous, self.api.deadline = self.api.deadline, min(ends, call_deadline or ends) + DEADLINE_GRACE_SECONDS
         try:
             yield
         finally:
@@ -358,7 +362,7 @@ class Waiter(object):
     def _run(self, start, call_deadline):
         self.observe()
         while not self.finished:
-            if call_deadline is not None and (len(self.progress) > start or time.monotonic() >= call_deadline):
+            if call_deadline is not None and (len(self.progress) > start or self.api.clock_seconds() >= call_deadline):
                 break
             seconds = self._seconds_to_next_decision(call_deadline)
             if seconds <= 0:

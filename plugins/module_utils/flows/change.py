@@ -33,7 +33,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
-from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, selects_nothing, start_rv, warn_status
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
+    Run, resource_entries, selects_nothing, start_rv, wait_limit, warn_status,
+)
 from ansible_collections.capi.rollout.plugins.module_utils.flows.verb import Verb
 
 CONFLICT_ATTEMPTS = 5
@@ -62,7 +64,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
     except RolloutError as err:
         module.fail_json(**dict(err.to_dict(), changed=False, objects=[], progress=[], api_requests=0))
     run = Run(module)
-    run.connect()
+    run.connect(wait=wait_limit(params, waits=not module.check_mode))
     results = []
     diffs = []
     selected = None

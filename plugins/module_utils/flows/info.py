@@ -15,7 +15,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
-from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, selects_nothing, start_rv, warn_status
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
+    Run, resource_entries, selects_nothing, start_rv, wait_limit, warn_status,
+)
 
 
 def run_info(module):
@@ -23,7 +25,7 @@ def run_info(module):
     if selects_nothing(params):
         module.exit_json(changed=False, resources=[], progress=[], api_requests=0)
     run = Run(module)
-    run.connect()
+    run.connect(wait=wait_limit(params))
     resources = []
     selected = None
     try:

@@ -8,9 +8,7 @@ means reading again and planning again, so the loser of a race sees the winner.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import time
-
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError, api_error, transport_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
@@ -34,14 +32,16 @@ class LockFailed(RolloutError):
 class Lock(object):
     """One Lease on one API server."""
 
-    def __init__(self, api, name, namespace, now=None, sleep=time.sleep, clock=time.monotonic):
+    def __init__(self, api, name, namespace, now=None, sleep=None, clock=None):
         self.api = api
         self.name = name
         self.namespace = namespace
         # Server time by default: holders on hosts whose clocks disagree must agree on staleness.
         self.now = now or api.server_now
-        self.sleep = sleep
-        self.clock = clock
+        # the API's pauses and monotonic clock by default: the wait for another holder and the deadline of the requests
+        # are measured alike
+        self.sleep = sleep or api.sleep
+        self.clock = clock or api.clock_seconds
         self.collection = resource_path(leases.GROUP, leases.VERSION, leases.PLURAL, namespace)
         self.path = resource_path(leases.GROUP, leases.VERSION, leases.PLURAL, namespace, name)
         self.ref = f"lease/{namespace}/{name}"
@@ -187,7 +187,8 @@ def run_lock(module):
     except ValueError as err:
         module.fail_json(msg=str(err), reason="invalid_duration")
     run = Run(module, minimums=settings.LOCK_MINIMUMS)
-    run.connect()
+    waits = params["state"] == "acquired" and params["wait_timeout"] > 0
+    run.connect(wait=(params["wait_timeout"], f"wait_timeout={params['wait_timeout']}s") if waits else None)
     lock = Lock(run.api, params["name"], params["namespace"])
     try:
         if params["state"] == "released":
@@ -198,6 +199,8 @@ def run_lock(module):
                                   check_mode=module.check_mode)
     except LockFailed as err:
         module.fail_json(**run.result(msg=err.msg, reason=err.reason, hint=err.hint, **err.result))
-    except (RolloutError, ApiError, TransportError) as err:
+    except TransportError as err:
+        run.fail(transport_error(err, what=lock.ref), changed=False, acquired=False)
+    except (RolloutError, ApiError) as err:
         run.fail(err, changed=False, acquired=False)
     module.exit_json(**run.result(**result))

@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
@@ -20,7 +20,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.connection imp
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
-    ApiError, TransportError, api_error, transport_error,
+    ApiError, OutOfTime, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
@@ -52,9 +52,11 @@ class Run(object):
         self.writes: List[Dict[str, Any]] = []  # diffs of writes a verb made besides the objects' patches (restart: templates)
         self.verb_state: Any = None  # what a verb's planner hands to its check_plans (flows.change)
 
-    def connect(self, dry_run: Optional[bool] = None) -> None:
+    def connect(self, dry_run: Optional[bool] = None, wait: Optional[Tuple[float, str]] = None) -> None:
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
-        ``dry_run=True`` (a module that only checks what a write would do)."""
+        ``dry_run=True`` (a module that only checks what a write would do). ``wait`` is (seconds, what) for a task
+        that waits (``wait_limit``): the deadline of every request of the task, set before the first one
+        (client.requests.Api.end_by)."""
         module = self.module
         problems = settings.module_errors(module.params, self.minimums)
         if problems:
@@ -72,6 +74,8 @@ class Run(object):
         except ConnectionConfigError as err:
             module.fail_json(msg=str(err), reason="connection_config", progress=[], api_requests=0)
         self.discovery = Discovery(self.api)
+        if wait is not None:
+            self.api.end_by(*wait)
 
     def result(self, **extra: Any) -> Dict[str, Any]:
         known = self.api is not None and self.api.clock.known
@@ -88,6 +92,23 @@ class Run(object):
         if isinstance(err, ApiError):
             return api_error(err, host=self.api.host if self.api else None)
         return err
+
+    def timed_out(self, err: OutOfTime, refs: List[str], state: Optional[Mapping[str, Any]] = None) -> RolloutError:
+        """The failure of a waiting task that got no answer before its deadline (client.errors.OutOfTime): reason
+        ``wait_timeout``, naming the objects waited for and what was last seen of them (``state``, a core.waitstate);
+        the ``unreachable`` shape, naming them too, when the API server has not answered in this wait at all."""
+        names = ", ".join(refs)
+        if state is None and not self.api.reached:
+            unreachable = transport_error(err)
+            return RolloutError(f"{unreachable.msg} (while waiting for {names})", reason=unreachable.reason,
+                                hint=unreachable.hint)
+        last = [(state or {}).get("lines", {}).get(ref) for ref in refs]
+        seen = "; ".join(line for line in last if line)
+        return RolloutError(
+            f"{names}: not seen complete before the end of the wait: the API server {err.host} stopped answering "
+            f"({err.cause})" + (f"; last seen: {seen}" if seen else ""), reason=ws.WAIT_TIMEOUT,
+            hint=f"check that the API server {err.host} answers (a hung kube-apiserver or etcd, or an overloaded one), then "
+                 "re-run the wait; raise wait_timeout if it is only slow")
 
     def fail(self, err: Exception, **extra: Any) -> None:
         """fail_json for a RolloutError / ApiError / TransportError (the ref is in the message)."""
@@ -127,6 +148,8 @@ class Run(object):
                              params["stall_timeout"])
         try:
             waiter.run()
+        except OutOfTime as err:
+            raise self.timed_out(err, waiter.refs, waiter.state)
         finally:
             self.progress.extend(waiter.progress)
             self.waited_machine_sets = waiter.machine_sets.get(selected.namespace)
@@ -139,9 +162,16 @@ class Run(object):
         reports (started, rollout_finished, soak_finished, ended) line up with the cluster's own, and its state,
         carried from one call to the next, stays consistent whatever the Ansible host's clock says."""
         return waiters.Waiter(self.api, groups, wait_timeout, stall_timeout,
-                              clock=lambda: self.api.server_now().timestamp(),
+                              clock=lambda: self.api.server_now().timestamp(), sleep=self.api.sleep,
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
+
+
+def wait_limit(params: Dict[str, Any], waits: bool = True) -> Optional[Tuple[float, str]]:
+    """``wait`` of Run.connect for restart, pause, undo and info: (wait_timeout, what) when the task waits, else None."""
+    if not (waits and params.get("wait")):
+        return None
+    return params["wait_timeout"], f"wait_timeout={params['wait_timeout']}s"
 
 
 def start_rv(selected: Selected, objects: List[Dict[str, Any]]) -> Optional[str]:

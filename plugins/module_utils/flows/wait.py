@@ -11,7 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
@@ -104,18 +104,29 @@ def _resources(objects, waiter):
     return out
 
 
+def wait_limit(params):
+    """``wait`` of Run.connect: the time this call has left - on the action plugin's later calls what it hands in
+    (``time_left``: the wait's start + wait_timeout + soak_seconds, by the API server's clock), else all of it."""
+    what = f"wait_timeout={params['wait_timeout']}s" + (f" + soak_seconds={params['soak_seconds']}s" if params["soak_seconds"] else "")
+    if params.get("time_left") is not None:
+        return params["time_left"], what
+    return params["wait_timeout"] + params["soak_seconds"], what
+
+
 def run_wait(module):
-    """The whole capi_rollout_wait task."""
+    """The whole capi_rollout_wait task (one call of it, see the module docstring)."""
     params = module.params
     run = Run(module)
-    run.connect()
+    run.connect(wait=wait_limit(params))
     waiter = None
-    # the lock renewed as the wait starts (the action plugin renews it every third of its duration after that)
-    renewed = 1 if params.get("lease") and not params.get("tracking") else 0
+    objects = []
+    # the lock is renewed as the wait starts, and on each later call the action plugin hands it to (every third of
+    # its duration): within this call's deadline
+    renewed = 1 if params.get("lease") else 0
     try:
+        objects = _objects(params)
         if renewed:
             locks.renew(run, params["lease"])
-        objects = _objects(params)
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
                                           finished_call=True, tracking={}, lease_renewals=renewed,
@@ -124,6 +135,14 @@ def run_wait(module):
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
                             expected=_expected_templates(params), state=params.get("tracking") or None)
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
+    except OutOfTime as err:
+        # the API server stopped answering and the wait's time is up: a wait_timeout that names the objects
+        state = waiter.state if waiter else params.get("tracking") or None
+        if waiter is not None:
+            run.progress.extend(waiter.progress)
+        refs = [entry[3] for entry in objects]
+        run.fail(run.timed_out(err, refs, state), changed=False, finished_call=True, tracking=state or {}, phase=ws.FAILED,
+                 lease_renewals=0, failed_refs=[ref for ref in refs if not (state or {}).get("done_at", {}).get(ref)])
     except (RolloutError, ApiError, TransportError) as err:
         if waiter is not None:
             run.progress.extend(waiter.progress)
@@ -133,7 +152,8 @@ def run_wait(module):
     state = waiter.state
     summary = ws.summary(state)
     result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
-                        tracking=state, lease_renewals=renewed, **{k: v for k, v in summary.items() if k != "done_at"})
+                        tracking=state, lease_renewals=renewed, time_left=waiter.seconds_left(),
+                        **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:

@@ -491,3 +491,95 @@ def test_a_flattened_kubeconfig_whose_contexts_share_a_user_is_named_with_a_401(
     same = _single("west", "u", "t")
     same["contexts"].append({"name": "west-ns", "context": {"cluster": "west", "user": "u", "namespace": "ns"}})
     assert connection.build_configuration(params(kubeconfig=same, context="west-ns")).credentials_note is None
+
+
+# ----- the total time of a request: connection, answer and every read of its body or stream -----
+
+@pytest.fixture
+def trickle():
+    """A plain-HTTP server on loopback that answers slowly: ``hang`` never answers (a stopped API server: the kernel
+    accepts the connection), ``body`` sends a 6-byte JSON body one byte every 0.2 s, ``stream`` a chunked watch
+    stream of 6 events, one every 0.2 s. Each read gets data well within 1 s: only a total time ends them early."""
+    import socket  # pylint: disable=import-outside-toplevel
+    import time  # pylint: disable=import-outside-toplevel
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    open_sockets = [listener]
+
+    def serve():
+        while True:
+            try:
+                sock, _addr = listener.accept()
+            except OSError:
+                return
+            open_sockets.append(sock)
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += sock.recv(4096)
+            path = request.split(b" ")[1].decode()
+            try:
+                if path.startswith("/hang"):
+                    continue
+                if path.startswith("/body"):
+                    sock.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n")
+                    for byte in b'[1234]':
+                        time.sleep(0.2)
+                        sock.sendall(bytes([byte]))
+                else:
+                    sock.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                                 b"Transfer-Encoding: chunked\r\n\r\n")
+                    for index in range(6):
+                        time.sleep(0.2)
+                        line = json.dumps({"type": "MODIFIED", "object": {"n": index}}).encode() + b"\n"
+                        sock.sendall(b"%x\r\n%s\r\n" % (len(line), line))
+                    sock.sendall(b"0\r\n\r\n")
+                sock.close()
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    conn = connection.Connection(params(host=f"http://127.0.0.1:{listener.getsockname()[1]}", api_key="t"))
+    yield conn
+    conn.close()
+    for sock in open_sockets:
+        sock.close()
+
+
+def timed(call):
+    import time  # pylint: disable=import-outside-toplevel
+    started = time.monotonic()
+    try:
+        return call(), time.monotonic() - started
+    except errors.TransportError as err:
+        return err, time.monotonic() - started
+
+
+def test_a_total_bounds_a_request_that_gets_no_answer(trickle):
+    failed, took = timed(lambda: trickle.send("GET", "/hang", timeout=(5.0, 5.0), total=0.5))
+    assert isinstance(failed, errors.TransportError) and took < 3, (failed, took)
+
+
+def test_a_total_bounds_the_reads_of_a_body_each_of_which_is_quick(trickle):
+    # positive control: each byte comes within the 1 s read timeout, so without a total the body is read whole
+    answer, took = timed(lambda: trickle.send("GET", "/body", timeout=(1.0, 1.0)))
+    assert answer.data == [1234] and took >= 1.0, (answer, took)
+    failed, took = timed(lambda: trickle.send("GET", "/body", timeout=(1.0, 1.0), total=0.5))
+    assert isinstance(failed, errors.TransportError) and took < 1.0, (failed, took)
+
+
+def test_a_total_bounds_the_reads_of_a_watch_stream(trickle):
+    def lines(total):
+        raw = trickle.send("GET", "/stream", stream=True, timeout=(1.0, 1.0), total=total).raw
+        try:
+            return b"".join(raw.stream(1024)).splitlines()
+        except connection.urllib3.exceptions.HTTPError as err:  # client.requests turns it into a TransportError
+            raise errors.TransportError(trickle.host, str(err))
+        finally:
+            raw.release_conn()
+
+    seen, took = timed(lambda: lines(None))
+    assert [json.loads(line)["object"]["n"] for line in seen] == list(range(6)) and took >= 1.0, (seen, took)
+    failed, took = timed(lambda: lines(0.5))
+    assert isinstance(failed, errors.TransportError) and took < 1.0, (failed, took)

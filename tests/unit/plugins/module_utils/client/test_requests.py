@@ -6,9 +6,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import (
-    Api, resource_path, with_conflict_retry,
+    DEADLINE_GRACE_SECONDS, Api, resource_path, with_conflict_retry,
 )
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
 
@@ -108,9 +108,9 @@ def test_the_deadline_cuts_timeouts_and_retries():
     assert clock.t < 7.0
     assert all(sent["timeout"][1] <= 7.0 for sent in conn.sent[1:])
     clock.t = 7.0
-    with pytest.raises(TransportError) as err:
+    with pytest.raises(OutOfTime) as err:
         api.get(PATH)
-    assert "time the task has left" in str(err.value)
+    assert "no answer before the end of the task" in str(err.value)
 
 
 def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
@@ -130,9 +130,9 @@ def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
         return send(*args, **kwargs)
 
     conn.send = hung
-    with pytest.raises(TransportError) as err:
+    with pytest.raises(OutOfTime) as err:
         api.get(PATH)
-    assert "time the task has left" in str(err.value)
+    assert "no answer before the end of the task" in str(err.value)
     # positive control: a read that failed with time left keeps its own cause
     conn.send = send
     api.deadline = 100.0
@@ -140,6 +140,37 @@ def test_a_read_cut_to_the_deadline_that_runs_out_says_so():
     with pytest.raises(TransportError) as err:
         api.get(PATH)
     assert "Read timed out" in str(err.value)
+
+
+def test_the_task_deadline_sends_every_request_with_a_total_no_larger_than_what_is_left():
+    clock = Clock()
+    conn = FakeConnection(clock=clock)
+    conn.add("GET", PATH, body={})
+    api = Api(conn, sleep=clock.sleep, clock=clock)
+    api.get(PATH)
+    assert conn.sent[0]["total"] is None and conn.sent[0]["timeout"] is None  # positive control: no deadline
+    api.end_by(20, "wait_timeout=20s")
+    clock.t = 4.0
+    api.get(PATH)
+    # what is left: 20 s + the grace - the 4 s gone; connect and read are cut to it too
+    assert conn.sent[1]["total"] == 20 + DEADLINE_GRACE_SECONDS - 4.0
+    assert conn.sent[1]["timeout"] == (10.0, 20 + DEADLINE_GRACE_SECONDS - 4.0)
+
+
+def test_a_hung_api_server_is_retried_only_within_the_deadline():
+    """Answered once, then hung: each try takes all it is given, so the task ends at the deadline, saying why."""
+    clock = Clock()
+    conn = FakeConnection(clock=clock)
+    conn.add("GET", PATH, body={})
+    conn.add("GET", PATH, hang=True)
+    api = Api(conn, sleep=clock.sleep, clock=clock, outage_seconds=600)
+    api.get(PATH)
+    api.end_by(20, "wait_timeout=20s")
+    with pytest.raises(OutOfTime) as err:
+        api.get(PATH)
+    assert clock.t <= 20 + DEADLINE_GRACE_SECONDS
+    assert all(sent["at"] + sent["total"] <= 20 + DEADLINE_GRACE_SECONDS for sent in conn.sent[1:])
+    assert "no answer before the end of the task (wait_timeout=20s, + 5s for the last requests)" in str(err.value)
 
 
 def test_a_write_that_could_not_connect_is_sent_again_one_that_was_sent_is_not():

@@ -39,6 +39,7 @@ class FakeApi(object):
 
     host = "https://fake"
     deadline = None  # set by the waiter while it runs (client.requests.Api.deadline)
+    clock_seconds = staticmethod(time.monotonic)
 
     def __init__(self, clock, script, lists=None):
         self.clock = clock
@@ -367,6 +368,7 @@ class ThreadedApi(object):
 
     host = "https://fake"
     deadline = None
+    clock_seconds = staticmethod(time.monotonic)
 
     def __init__(self, scripts):
         self.scripts = {path: list(entries) for path, entries in scripts.items()}

@@ -95,11 +95,12 @@ def _resources(objects, waiter):
     state = waiter.state
     for kind, namespace, name, ref in objects:
         entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
-                 "replicas": {}, "warnings": [], "template": None, "drift": None, "done_at": ws.stamp(state["done_at"].get(ref))}
+                 "replicas": {}, "warnings": [], "template": None, "drift": None, "template_missing": None,
+                 "done_at": ws.stamp(state["done_at"].get(ref))}
         snap = waiter.snapshots.get(ref)
         if snap is not None:
             entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"],
-                         template=snap["template"], drift=snap["drift"])
+                         template=snap["template"], drift=snap["drift"], template_missing=snap.get("template_missing"))
         out.append(entry)
     return out
 
@@ -122,7 +123,8 @@ def run_wait(module):
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
         waiter = run.waiter(read_groups(run, objects), params["wait_timeout"], params["stall_timeout"],
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
-                            expected=_expected_templates(params), state=params.get("tracking") or None)
+                            expected=_expected_templates(params), state=params.get("tracking") or None,
+                            templates_lister=waiters.templates_lister(run.api, run.discovery))
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except (RolloutError, ApiError, TransportError) as err:
         if waiter is not None:

@@ -7,6 +7,7 @@ clusters, so none touches another's objects. The fleet is stopped when the modul
 
 import datetime
 import json
+import re
 import time
 
 import pytest
@@ -419,6 +420,34 @@ def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(h
     for host in ("hw-east", "hw-west"):
         assert clusters[host].infra_template("MachineDeployment", pools[host]) == originals[host], host
     assert clusters["hw-lab"].infra_template("MachineDeployment", "l4-md-0") != originals["hw-lab"], "not named: left alone"
+
+
+def test_the_failure_budget_counts_every_batch_so_far_and_100_never_stops_a_batch(hw, tmp_path):
+    """batch_size 1 and the first management cluster fails (a typo in its overrides blocks its object; a dry run, so
+    nothing rolls): with failure_budget_percent 100 the later batches still run (Ansible alone would stop after a
+    batch whose every host failed); with 0 they are not started and the run says why. Both fail the run."""
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    extra = dict(FAST, refresh_id="it-budget", template_overrides=overrides("budget"), clusters=["e6", "w6", "l4"],
+                 object_templates={"e6-md-0": {"overrides": {"customImag": "kindest/node:typo"}}}, batch_size=1)
+    spent_line = "failure budget spent: 1 of 1 management cluster(s) failed so far (hw-east)"
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, failure_budget_percent=100), tmp_path / "all",
+                       check=True)
+    assert run.rc == 2, run.explain()
+    assert [run.cluster(host)["result"] for host in HOSTS] == ["failed", "planned", "planned"], run.explain()
+    assert "customImag" in run.cluster("hw-east")["failure_reason"] and spent_line not in run.stdout
+    assert re.search(r"hw-east\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1", run.stdout), run.explain()
+    # positive control: a budget of 0 stops after the first batch, naming what is not started
+    strict = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, failure_budget_percent="0"), tmp_path / "strict",
+                          check=True)
+    assert strict.rc == 2, strict.explain()
+    assert f"{spent_line}, more than failure_budget_percent=0%; the later batches are not started: hw-west, hw-lab" \
+        in " ".join(strict.stdout.split()), strict.explain()  # the message as printed, without its line breaks
+    assert strict.cluster("hw-east")["result"] == "failed"
+    for host in ("hw-west", "hw-lab"):
+        assert strict.cluster(host)["result"] == "skipped" and "not started" in strict.cluster(host)["failure_reason"]
+    for name, m in clusters.items():
+        assert m.writes(marks[name]) == [], f"{name}: a dry run wrote"
 
 
 def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):

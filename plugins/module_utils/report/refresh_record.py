@@ -182,15 +182,19 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
-    failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
+    if reason == "not_found" and wait.get("ref") in switched_refs:
+        # gone between its switch and the wait's first look, which names it not found
+        reason, deleted = "deleted", [wait["ref"]]
+    else:
+        deleted = list(wait.get("failed_refs") or []) if reason == "deleted" else []
+    failed_refs = _unique(deleted + list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     phrase = _phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
     stuck = wait.get("stuck") or {}
-    deleted = list(wait.get("failed_refs") or []) if reason == "deleted" else []
     changes = {}
     for ref in deleted:
-        gone_at = wait.get("ended", now)
+        gone_at = wait.get("ended") or wait.get("server_time") or now
         changes[ref] = {"result": "deleted", "finished": gone_at,
                         "failure_reason": f"{phrase}: {objects[ref]['ref']} no longer exists (seen gone at {gone_at})"}
     for ref in failed_refs:

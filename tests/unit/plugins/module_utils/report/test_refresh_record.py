@@ -228,6 +228,19 @@ def test_a_machine_deployment_deleted_mid_wave_is_deleted_when_seen_gone_and_nev
     assert undone[a["ref"]]["result"] == "undone" and undone[b["ref"]]["result"] == "deleted"
 
 
+def test_a_machine_deployment_gone_before_the_wait_first_looked_is_deleted_too():
+    """Deleted between its switch and the wait's first list: the wait names it not found (a name it never saw)."""
+    a, b = obj("a"), obj("b")
+    wait = {"failed": True, "reason": "not_found", "ref": b["ref"], "server_time": "2026-11-30T06:31:00Z",
+            "msg": f"{b['ref']}: MachineDeployment b not found in namespace default."}
+    out = failed_wave([a, b], wait, failed_result=wait)
+    assert out["objects"][b["ref"]]["result"] == "deleted" and out["objects"][b["ref"]]["finished"] == "2026-11-30T06:31:00Z"
+    assert out["undo_refs"] == [a["ref"]] and out["failed_refs"] == [b["ref"]]
+    # a name the wave did not switch stays a failure of the task
+    other = failed_wave([a], dict(wait, ref="machinedeployment/default/typo"), failed_result=wait)
+    assert other["objects"][a["ref"]]["result"] == "running" and other["undo_refs"] == [a["ref"]]
+
+
 def test_a_template_deleted_mid_wave_fails_its_object_with_the_template_named_and_it_is_undone():
     a = obj("a")
     missing = f"{a['ref']} is on DockerMachineTemplate default/a-new, which no longer exists: its MachineSet cannot create Machines from it"

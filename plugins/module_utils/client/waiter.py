@@ -334,7 +334,12 @@ class Waiter(object):
                     on[group.ref(name)] = dict(infra_ref, namespace=group.namespace)
         if not on:
             return
-        existing = self.templates_lister(list(on.values()))
+        try:
+            existing = self.templates_lister(list(on.values()))
+        except (ApiError, TransportError, RolloutError):
+            if all(snap["done"] for snap in self.snapshots.values()):
+                raise  # never a success that could not check its templates
+            return  # a timeout or stall (an API server that hangs) is told as such, not as a failed read
         for ref, infra_ref in on.items():
             if (infra_ref["namespace"], infra_ref["kind"], infra_ref["name"]) not in existing:
                 self.snapshots[ref]["template_missing"] = ws.template_missing(ref, infra_ref, infra_ref["namespace"])

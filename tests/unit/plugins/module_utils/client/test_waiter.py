@@ -462,3 +462,21 @@ def test_a_target_template_deleted_during_the_rollout_fails_it_when_it_completes
     assert f"is on DockerMachineTemplate default/{name}, which no longer exists" in str(err.value)
     assert err.value.hint == ws.HINTS[ws.TEMPLATE_MISSING] and waiter.state["rollout_finished"] is None
     assert waiter.snapshots["machinedeployment/default/md-0"]["template_missing"]
+
+
+def test_a_failed_read_of_the_templates_never_hides_a_timeout_and_never_lets_a_wait_succeed():
+    def unreadable(required):
+        raise TransportError("https://fake", "no answer")
+
+    clock = Clock()
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 10)]]), clock, [rolling(10, 0)],
+                         wait_timeout=5, templates_lister=unreadable)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.WAIT_TIMEOUT
+    clock = Clock()
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", rolling(11, 3), 1)]]), clock, [rolling(10, 0)],
+                         templates_lister=unreadable)
+    with pytest.raises(TransportError):
+        finish(waiter)
+    assert waiter.state["phase"] == ws.ROLLOUT

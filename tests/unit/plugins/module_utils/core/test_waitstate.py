@@ -115,8 +115,8 @@ def test_a_template_that_is_gone_fails_the_objects_on_it_even_when_done():
     """Machines cannot be created from a template that no longer exists: a complete rollout on it is no success."""
     state = ws.new_state([A, B], T0)
     ws.observe(state, T0, {A: snap(False, "a 0/2"), B: snap(True, "b ok")}, 100, 50)
-    gone = dict(snap(True, "a ok"), template_missing=ws.template_missing(A, {"kind": "DockerMachineTemplate", "name": "a-new"},
-                                                                          "default"))
+    missing = ws.template_missing(A, {"kind": "DockerMachineTemplate", "name": "a-new"}, "default")
+    gone = dict(snap(True, "a ok"), template_missing=missing)
     lines = ws.observe(state, T0 + 2, {A: gone, B: snap(True, "b ok")}, 100, 50, soak_seconds=10)
     assert state["phase"] == ws.FAILED and state["reason"] == ws.TEMPLATE_MISSING and state["failed_refs"] == [A]
     assert state["message"] == (f"{A} is on DockerMachineTemplate default/a-new, which no longer exists: its MachineSet "

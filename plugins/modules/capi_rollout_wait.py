@@ -182,7 +182,11 @@ reason:
   description:
     - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
       V(lock_lost) (another run took the lock), V(drift) (an object is not on the O(objects[].infrastructure_ref) it
-      must be on); null on success.
+      must be on), V(template_missing) (the infrastructure template an object is on was deleted, so its MachineSet
+      cannot create Machines from it); null on success.
+    - Whether the templates exist is read (one list per template kind and namespace) as the wait starts and at each
+      moment that may end it (every rollout complete, the end of the soak, a stall or timeout due), so a wait
+      never succeeds on a template that is gone.
   returned: always
   type: str
   sample: stalled
@@ -250,12 +254,15 @@ resources:
     drift:
       description: Why the object is not on its O(objects[].infrastructure_ref) (RV(reason)=V(drift)); null otherwise.
       type: str
+    template_missing:
+      description: Which template of the object no longer exists (RV(reason)=V(template_missing)); null otherwise.
+      type: str
   sample:
     - {ref: machinedeployment/team-a/prod-1-md-0, kind: MachineDeployment, namespace: team-a, name: prod-1-md-0,
        done: true, done_at: "2026-03-01T12:08:50Z", message: "machinedeployment/team-a/prod-1-md-0 successfully rolled out",
        replicas: {desired: 3, current: 3, ready: 3, available: 3, up_to_date: 3}, warnings: [],
        template: {infrastructure_ref: {kind: DockerMachineTemplate, name: prod-1-md-0-hw-2026}, version: v1.30.4},
-       drift: null}
+       drift: null, template_missing: null}
 failed_refs:
   description: The objects that made the wait fail.
   returned: always

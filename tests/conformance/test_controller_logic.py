@@ -663,6 +663,37 @@ def test_md_status_shape_rolling_out(capi_version):
 
 
 @pytest.mark.parametrize("capi_version", VERSIONS)
+def test_ms_status_names_a_missing_infrastructure_template(capi_version):
+    """v1.10.10 and v1.14.0 machineset_controller(_status).go: a Machine that is due cannot be made from a template that
+    is gone (MachinesCreated False, InfrastructureTemplateCloningFailed; ScalingUp is blocked and says why)."""
+    ms = make_ms(make_md(capi_version), "new", replicas=1)
+    infra_ref = ms["spec"]["template"]["spec"]["infrastructureRef"]
+    not_paused = {"type": "Paused", "status": "False", "reason": "NotPaused", "message": ""}
+    out = status.ms_status(ms, [], not_paused, at(1), missing_template=infra_ref)
+    v1beta2 = capi_version == "v1.14"
+    modern = out["conditions"] if v1beta2 else out["v1beta2"]["conditions"]
+    legacy = out["deprecated"]["v1beta1"]["conditions"] if v1beta2 else out["conditions"]
+    scaling_up = next(x for x in modern if x["type"] == "ScalingUp")
+    assert (scaling_up["status"], scaling_up["message"]) == (
+        "True", "Scaling up from 0 to 1 replicas is blocked because:\n* DockerMachineTemplate does not exist")
+    created = next(x for x in legacy if x["type"] == "MachinesCreated")
+    assert (created["status"], created["reason"], created["severity"]) == ("False", "InfrastructureTemplateCloningFailed", "Error")
+    assert created["message"] == ('failed to retrieve DockerMachineTemplate ns/infra-a: '
+                                  'dockermachinetemplates.infrastructure.cluster.x-k8s.io "infra-a" not found')
+    # its Machines made already: nothing is due, scaling up would be blocked
+    full = status.ms_status(ms, [{"metadata": {"name": "m0"}, "status": {}}], not_paused, at(1), missing_template=infra_ref)
+    modern = full["conditions"] if v1beta2 else full["v1beta2"]["conditions"]
+    legacy = full["deprecated"]["v1beta1"]["conditions"] if v1beta2 else full["conditions"]
+    assert next(x for x in modern if x["type"] == "ScalingUp")["message"] == \
+        "Scaling up would be blocked because DockerMachineTemplate does not exist"
+    assert next(x for x in legacy if x["type"] == "MachinesCreated")["status"] == "True"
+    # positive control: with the template there, nothing is said of it
+    fine = status.ms_status(ms, [], not_paused, at(1))
+    modern = fine["conditions"] if v1beta2 else fine["v1beta2"]["conditions"]
+    assert next(x for x in modern if x["type"] == "ScalingUp")["message"] == "Scaling up from 0 to 1 replicas"
+
+
+@pytest.mark.parametrize("capi_version", VERSIONS)
 def test_machine_available_after_min_ready_seconds(capi_version):
     api = "v1beta2" if capi_version == "v1.14" else "v1beta1"
     machine = {"apiVersion": f"cluster.x-k8s.io/{api}", "kind": "Machine",

@@ -7,6 +7,7 @@ clusters, so none touches another's objects. The fleet is stopped when the modul
 
 import datetime
 import json
+import re
 import time
 
 import pytest
@@ -383,6 +384,62 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
+def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_as_such(hw, tmp_path):
+    """As admin while the waves roll: on hw-east one MachineDeployment of a two-object wave is deleted, on hw-west the
+    target template of the switch (its Machines were made already: the rollout completes). Neither ends SUCCEEDED nor
+    running: the MD is deleted, seen gone at a time, not undone, and the other MD of its wave is undone; the object
+    whose template is gone fails with the template named and is switched back onto its old one, which exists."""
+    east, west = mgmts(hw)["hw-east"], mgmts(hw)["hw-west"]
+    gone_md, kept_md, lost = "e8-md-1", "e8-md-0", "w7-md-0"
+    originals = {md: east.infra_template("MachineDeployment", md) for md in (gone_md, kept_md)}
+    originals[lost] = west.infra_template("MachineDeployment", lost)
+
+    def waiting(host, md):
+        return any(line.startswith(f"{host} | ") and f"Waiting for machinedeployment/default/{md} rollout" in line
+                   for line in first.output().splitlines())
+    slow = {md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "10"}} for md in originals}
+    first = Background(hw.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-gone", template_overrides=overrides("gone"), clusters=["e8", "w7"],
+                            object_templates=slow, max_in_flight=2, canary=False),
+                       tmp_path / "report", limit="hw-east,hw-west")
+    try:
+        # once the waits have begun (their first progress lines): gone while they watch, not before
+        wait_for("the waits of the wave", lambda: waiting("hw-east", gone_md) and waiting("hw-west", lost), 120)
+        target = west.infra_template("MachineDeployment", lost)
+        west.admin.delete(west.path("DockerMachineTemplate", "default", target))
+        east.admin.delete(east.path("MachineDeployment", "default", gone_md))
+        run = first.wait(300)
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+    assert run.rc == 2, run.explain()
+
+    entry = run.cluster("hw-east")
+    assert entry["result"] == "failed", entry
+    deleted = run.obj("hw-east", gone_md)
+    assert deleted["result"] == "deleted" and deleted["finished"], deleted
+    assert f"machinedeployment/default/{gone_md} no longer exists (seen gone at {deleted['finished']})" in deleted["failure_reason"]
+    assert deleted.get("undo") is None, "a deleted object is not undone"
+    kept = run.obj("hw-east", kept_md)
+    assert kept["result"] == "undone" and kept["undo"]["result"] == "succeeded", kept
+    assert east.infra_template("MachineDeployment", kept_md) == originals[kept_md]
+    markdown = (run.report_dir / "report.md").read_text(encoding="utf-8")
+    assert "\U0001f5d1\ufe0f deleted" in markdown and "1 deleted" in markdown
+    assert "status-deleted" in (run.report_dir / "report.html").read_text(encoding="utf-8")
+
+    entry = run.cluster("hw-west")
+    assert entry["result"] == "failed", entry
+    failed = run.obj("hw-west", lost)
+    assert failed["result"] == "failed", failed
+    assert failed["failure_reason"].startswith("its template was deleted during the wave: "), failed
+    assert f"is on DockerMachineTemplate default/{target}, which no longer exists" in failed["failure_reason"]
+    assert failed["undo"]["result"] == "succeeded" and failed["after"]["infrastructure_ref"]["name"] == originals[lost]
+    assert west.infra_template("MachineDeployment", lost) == originals[lost]
+    assert "Find out who deleted the template" in entry["next_step"]
+    for host in ("hw-east", "hw-west"):
+        assert run.cluster(host)["lock"]["released"], host
+
+
 def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(hw, tmp_path):
     """serial (batch_size, the AWX survey default is 25%): every batch runs, and the report written after the
     last batch holds every management cluster, read back from the cluster."""
@@ -419,6 +476,34 @@ def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(h
     for host in ("hw-east", "hw-west"):
         assert clusters[host].infra_template("MachineDeployment", pools[host]) == originals[host], host
     assert clusters["hw-lab"].infra_template("MachineDeployment", "l4-md-0") != originals["hw-lab"], "not named: left alone"
+
+
+def test_the_failure_budget_counts_every_batch_so_far_and_100_never_stops_a_batch(hw, tmp_path):
+    """batch_size 1 and the first management cluster fails (a typo in its overrides blocks its object; a dry run, so
+    nothing rolls): with failure_budget_percent 100 the later batches still run (Ansible alone would stop after a
+    batch whose every host failed); with 0 they are not started and the run says why. Both fail the run."""
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    extra = dict(FAST, refresh_id="it-budget", template_overrides=overrides("budget"), clusters=["e6", "w6", "l4"],
+                 object_templates={"e6-md-0": {"overrides": {"customImag": "kindest/node:typo"}}}, batch_size=1)
+    spent_line = "failure budget spent: 1 of 1 management cluster(s) failed so far (hw-east)"
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, failure_budget_percent=100), tmp_path / "all",
+                       check=True)
+    assert run.rc == 2, run.explain()
+    assert [run.cluster(host)["result"] for host in HOSTS] == ["failed", "planned", "planned"], run.explain()
+    assert "customImag" in run.cluster("hw-east")["failure_reason"] and spent_line not in run.stdout
+    assert re.search(r"hw-east\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1", run.stdout), run.explain()
+    # positive control: a budget of 0 stops after the first batch, naming what is not started
+    strict = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, failure_budget_percent="0"), tmp_path / "strict",
+                          check=True)
+    assert strict.rc == 2, strict.explain()
+    assert f"{spent_line}, more than failure_budget_percent=0%; the later batches are not started: hw-west, hw-lab" \
+        in " ".join(strict.stdout.split()), strict.explain()  # the message as printed, without its line breaks
+    assert strict.cluster("hw-east")["result"] == "failed"
+    for host in ("hw-west", "hw-lab"):
+        assert strict.cluster(host)["result"] == "skipped" and "not started" in strict.cluster(host)["failure_reason"]
+    for name, m in clusters.items():
+        assert m.writes(marks[name]) == [], f"{name}: a dry run wrote"
 
 
 def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment(hw, tmp_path):

@@ -16,6 +16,11 @@ A MachineDeployment is decided with its namespace's MachineSets (core.status): t
 whenever its counters look settled or it waits for a MachineSet (about once per replaced Machine), and
 once more before a quiet wait is called a stall (upstream bug #13182 settles without an event of the
 MachineDeployment), so a finished-looking MD is never reported complete from counters alone.
+
+With a ``templates_lister``, the observations that may end the wait (core.waitstate.deciding: the first one, every
+rollout done, the end of the soak, a stall or timeout due) first read whether the infrastructure templates the
+objects are on still exist (one LIST per template kind and namespace): a wait never ends well on a template that
+is gone, and a rollout stuck on one is named for it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,6 +32,7 @@ import threading
 import time
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import DEADLINE_GRACE_SECONDS
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
@@ -218,15 +224,17 @@ class Waiter(object):
     """Waits for the rollouts of ``groups`` (then soaks), deciding with core.waitstate.
 
     ``machine_sets_lister(namespace)`` returns (MachineSets, list resourceVersion);
-    ``machines_lister(group, obj)`` the Machine views of an object (for what is stuck); ``expected``
-    {ref: {kind, name}} the infrastructure templates objects must stay on; ``state`` a waitstate
+    ``machines_lister(group, obj)`` the Machine views of an object (for what is stuck); ``templates_lister(required)``
+    which of the infrastructure templates ``required`` ([{api_group, kind, name, namespace}]) exist, as
+    {(namespace, kind, name)}; ``expected`` {ref: {kind, name}} the infrastructure templates objects must stay on;
+    ``state`` a waitstate
     carried over from an earlier call. ``clock`` is the caller's (epoch seconds: timeouts, soak);
     ``now`` the API server's (datetime: triggers).
     """
 
     def __init__(self, api, groups, wait_timeout, stall_timeout, soak_seconds=0, poll_interval=10,
                  machine_sets_lister=None, machines_lister=None, expected=None, state=None,
-                 clock=time.time, now=None, sleep=time.sleep):
+                 clock=time.time, now=None, sleep=time.sleep, templates_lister=None):
         self.api = api
         self.groups = groups
         self.wait_timeout = wait_timeout
@@ -234,6 +242,7 @@ class Waiter(object):
         self.soak_seconds = soak_seconds
         self.machine_sets_lister = machine_sets_lister
         self.machines_lister = machines_lister
+        self.templates_lister = templates_lister
         self.expected = expected or {}
         self.clock = clock
         self.now = now or api.server_now
@@ -305,9 +314,34 @@ class Waiter(object):
         server_now = self.now()
         self.snapshots = {group.ref(name): self._snapshot(group, name, server_now)
                           for group in self.groups for name in group.names if name in group.objects}
+        if self.templates_lister is not None and ws.deciding(self.state, now, self.snapshots, self.wait_timeout,
+                                                             self.stall_timeout):
+            self._note_missing_templates()
         lines = ws.observe(self.state, now, self.snapshots, self.wait_timeout, self.stall_timeout, self.soak_seconds)
         self.progress.extend(lines)
         return lines
+
+    def _note_missing_templates(self):
+        """Mark the snapshots of the objects whose infrastructure template is gone (``template_missing``)."""
+        on = {}
+        for group in self.groups:
+            for name in group.names:
+                obj = group.objects.get(name)
+                infra_ref = obj and apiversion.normalize_ref(
+                    paths.get_path(obj, apiversion.spec_path(group.kind, group.version, "infrastructure_ref")))
+                if infra_ref and infra_ref.get("kind") and infra_ref.get("name"):
+                    on[group.ref(name)] = dict(infra_ref, namespace=group.namespace)
+        if not on:
+            return
+        try:
+            existing = self.templates_lister(list(on.values()))
+        except (ApiError, TransportError, RolloutError):
+            if all(snap["done"] for snap in self.snapshots.values()):
+                raise  # never a success that could not check its templates
+            return  # a timeout or stall (an API server that hangs) is told as such, not as a failed read
+        for ref, infra_ref in on.items():
+            if (infra_ref["namespace"], infra_ref["kind"], infra_ref["name"]) not in existing:
+                self.snapshots[ref]["template_missing"] = ws.template_missing(ref, infra_ref, infra_ref["namespace"])
 
     def _seconds_to_next_decision(self, call_deadline):
         """How long the streams may stay quiet before the state must be decided again: the next
@@ -423,6 +457,19 @@ def machines_lister(api, discovery):
         items, version = targets.list_kind(api, discovery, apiversion.MACHINE, group.namespace,
                                            label_selector=f"{label}={_name(obj)}")
         return [views.machine_view(item, api_version=version) for item in items]
+    return lister
+
+
+def templates_lister(api, discovery):
+    """``templates_lister`` of a Waiter: {(namespace, kind, name)} of the templates of ``required`` that exist, one
+    LIST per kind and namespace (client.templates.existing_templates)."""
+    def lister(required):
+        found = set()
+        for namespace in sorted({item["namespace"] for item in required}):
+            listed = templates.existing_templates(api, discovery, [item for item in required if item["namespace"] == namespace])
+            found.update((namespace, kind, paths.get_path(obj, "metadata.name"))
+                         for (_group, kind), objs in listed.items() for obj in objs)
+        return found
     return lister
 
 

@@ -449,3 +449,29 @@ def stop_after_plan(plan, cluster_blockers, window, refresh_id, on_blocked="skip
         return stopped("skipped", f"the maintenance window opens at {window.get('not_before')}; no wave was started",
                        "Run it again once the window is open, or set hardware_refresh_wait_for_window.")
     return {"stop": False, "status": None, "notes": []}
+
+
+def failure_budget(results, budget_percent, hosts, failed_hosts=()):
+    """Whether the failure budget of a run (playbooks/hardware_refresh.yml: ``failure_budget_percent``, over the
+    batches of ``batch_size`` management clusters) is spent once the batches so far have run.
+
+    ``results``: the management clusters' results (hardware_refresh_result, named by ``name``) of every batch so far;
+    ``hosts``: every management cluster of the run, in order; ``failed_hosts``: those that failed without leaving a
+    result. The budget is spent when more than ``budget_percent`` % of the management clusters that ran failed (0: the
+    first failure spends it; 100: never spent); the later batches stop then (``stop``: some are left). Returns
+    {spent, stop, failed, total, not_started, message}.
+    """
+    ran = {result.get("name"): result.get("result") for result in results if isinstance(result, dict)}
+    ran.update((host, "failed") for host in failed_hosts if host not in ran)
+    failed = sorted(host for host, outcome in ran.items() if outcome == "failed")
+    total = len(ran)
+    spent = bool(failed) and len(failed) * 100 > budget_percent * total
+    not_started = [host for host in hosts if host not in ran]
+    message = None
+    if spent and not_started:
+        message = (f"failure budget spent: {len(failed)} of {total} management cluster(s) failed so far "
+                   f"({', '.join(failed)}), more than failure_budget_percent={budget_percent}%; the later batches are not "
+                   f"started: {', '.join(not_started)}. Fix the failures named in the report, then re-run with the same "
+                   "refresh id: it continues where this run stopped.")
+    return {"spent": spent, "stop": spent and bool(not_started), "failed": failed, "total": total,
+            "not_started": not_started, "message": message}

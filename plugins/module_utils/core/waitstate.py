@@ -13,7 +13,9 @@ Phases: ``rollout`` until every object is done, then ``soak`` for ``soak_seconds
 every object must stay done (the health gate), then ``succeeded``. It ends ``failed`` with a
 reason: ``wait_timeout`` (not done in time), ``stalled`` (no signature changed for
 ``stall_timeout`` seconds), ``soak_failed`` (an object stopped being healthy while soaking) or
-``deleted``, or ``drift`` (an object is not on the template it must be on). Times are epoch seconds
+``deleted``, ``drift`` (an object is not on the template it must be on) or ``template_missing`` (the
+infrastructure template an object is on no longer exists: its MachineSet cannot create Machines from it).
+Whether templates exist is read only for the observations that may end the wait (``deciding``). Times are epoch seconds
 (the caller's clock), printed in UTC; trigger times are the API server's (``snapshot``'s ``now``).
 """
 
@@ -42,6 +44,7 @@ WAIT_TIMEOUT = "wait_timeout"
 SOAK_FAILED = "soak_failed"
 DELETED = "deleted"
 DRIFT = "drift"
+TEMPLATE_MISSING = "template_missing"
 
 FINISHED = (SUCCEEDED, FAILED)
 
@@ -54,6 +57,9 @@ HINTS = {
     DELETED: "check who deleted it (the Cluster being deleted?)",
     DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
            "same refresh id to switch it again once it is settled",
+    TEMPLATE_MISSING: "find out who deleted the template (the audit log); create it again under the same name "
+                      "(capi_machine_template from the same source and overrides makes the same one), or undo the "
+                      "rollout (capi_rollout_undo) to go back to the previous template",
 }
 
 
@@ -95,6 +101,7 @@ class Snapshot(_SnapshotRequired, total=False):
     waiting_for: Optional[str]
     template: Dict[str, Any]
     replicas: Dict[str, Any]
+    template_missing: Optional[str]
 
 
 def signature(obj, kind, version):
@@ -137,6 +144,27 @@ def drift(ref, template, expected):
         return None
     return (f"{ref} is on {current.get('kind')} {current.get('name')}, not on the target {expected.get('name')}: "
             "its template was changed by someone else during the rollout")
+
+
+def template_missing(ref: str, infra_ref: Mapping[str, Any], namespace: str) -> str:
+    """Why ``ref`` cannot go on: its infrastructure template ``infra_ref`` ({kind, name}) is gone from ``namespace``."""
+    return (f"{ref} is on {infra_ref.get('kind')} {namespace}/{infra_ref.get('name')}, which no longer exists: "
+            "its MachineSet cannot create Machines from it (replacements and scale-ups fail)")
+
+
+def deciding(state: WaitState, now: float, snapshots: Mapping[str, Snapshot], wait_timeout: float,
+             stall_timeout: float) -> bool:
+    """Whether the observation at epoch ``now`` of ``snapshots`` may end the wait or start its soak (the first
+    observation, every object done, the end of the soak, a timeout or a stall due): the moments the wait
+    reads whether the templates still exist, so that it never ends well on a template that is gone."""
+    if state["phase"] in FINISHED:
+        return False
+    if not state["lines"]:  # nothing observed yet
+        return True
+    if state["phase"] == SOAK:
+        return now >= cast(float, state["soak_until"])
+    return (all(snap["done"] for snap in snapshots.values()) or now - state["started"] >= wait_timeout
+            or now - state["last_change"] >= stall_timeout)
 
 
 def snapshot(obj: Dict[str, Any], version: Optional[str], machine_sets: Optional[List[Dict[str, Any]]],
@@ -185,8 +213,8 @@ def _fail(state, now, reason, message, refs, lines):
 
 def observe(state: WaitState, now: float, snapshots: Mapping[str, Snapshot], wait_timeout: float,
             stall_timeout: float, soak_seconds: float = 0) -> List[str]:
-    """Feed one round of snapshots ({ref: {done, message, signature, pending, drift}}; a missing ref was deleted) into
-    ``state`` (changed in place) at epoch ``now``. Returns the new progress lines (timestamped).
+    """Feed one round of snapshots ({ref: {done, message, signature, pending, drift, template_missing}}; a missing ref
+    was deleted) into ``state`` (changed in place) at epoch ``now``. Returns the new progress lines (timestamped).
 
     Nothing happens once the state is finished.
     """
@@ -200,6 +228,11 @@ def observe(state: WaitState, now: float, snapshots: Mapping[str, Snapshot], wai
     drifted = [ref for ref in state["refs"] if snapshots[ref].get("drift")]
     if drifted:
         _fail(state, now, DRIFT, "; ".join(str(snapshots[ref]["drift"]) for ref in drifted), drifted, lines)
+        return lines
+    gone = [ref for ref in state["refs"] if snapshots[ref].get("template_missing")]
+    if gone:
+        _fail(state, now, TEMPLATE_MISSING, "; ".join(str(snapshots[ref].get("template_missing")) for ref in gone), gone,
+              lines)
         return lines
     for ref in state["refs"]:
         snap = snapshots[ref]

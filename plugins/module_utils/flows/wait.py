@@ -38,9 +38,10 @@ def _expected_templates(params):
     return out
 
 
-def read_groups(run, objects):
+def read_groups(run, objects, known=False):
     """The client.waiter groups of ``objects``: one LIST per (kind, namespace), watched from its
-    resourceVersion; an object that is not there is gone."""
+    resourceVersion. An object that is not there is not found; once ``known`` (a later call of the same wait) it
+    is gone, and the wait fails it as deleted."""
     names_of = {}
     for kind, namespace, name, _ref in objects:
         names = names_of.setdefault((kind, namespace), [])
@@ -48,8 +49,13 @@ def read_groups(run, objects):
             names.append(name)
     groups = []
     for (kind, namespace), names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
-                                  require_match=False)
+        try:
+            selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
+                                      require_match=False)
+        except RolloutError as err:
+            if err.reason != "not_found" or not known:
+                raise
+            selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace}, require_match=False)
         groups.append(waiters.Group.of(selected, names=names))
     return groups
 
@@ -95,11 +101,12 @@ def _resources(objects, waiter):
     state = waiter.state
     for kind, namespace, name, ref in objects:
         entry = {"ref": ref, "kind": kind, "namespace": namespace, "name": name, "done": False, "message": None,
-                 "replicas": {}, "warnings": [], "template": None, "drift": None, "done_at": ws.stamp(state["done_at"].get(ref))}
+                 "replicas": {}, "warnings": [], "template": None, "drift": None, "template_missing": None,
+                 "done_at": ws.stamp(state["done_at"].get(ref))}
         snap = waiter.snapshots.get(ref)
         if snap is not None:
             entry.update(done=snap["done"], message=snap["message"], replicas=snap["replicas"], warnings=snap["warnings"],
-                         template=snap["template"], drift=snap["drift"])
+                         template=snap["template"], drift=snap["drift"], template_missing=snap.get("template_missing"))
         out.append(entry)
     return out
 
@@ -131,9 +138,10 @@ def run_wait(module):
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
                                           finished_call=True, tracking={}, lease_renewals=renewed,
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
-        waiter = run.waiter(read_groups(run, objects), params["wait_timeout"], params["stall_timeout"],
+        waiter = run.waiter(read_groups(run, objects, known=bool(params.get("tracking"))), params["wait_timeout"], params["stall_timeout"],
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
-                            expected=_expected_templates(params), state=params.get("tracking") or None)
+                            expected=_expected_templates(params), state=params.get("tracking") or None,
+                            templates_lister=waiters.templates_lister(run.api, run.discovery))
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except OutOfTime as err:
         # the API server stopped answering and the wait's time is up: a wait_timeout that names the objects

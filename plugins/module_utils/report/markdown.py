@@ -15,6 +15,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
     timestamp,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
+    FAILURES,
     NormalizedReport,
     action_text,
     attention,
@@ -43,6 +44,7 @@ ICONS = {
     "planned": "\U0001f4dd",
     "skipped": "\u23ed\ufe0f",
     "undone": "\u21a9\ufe0f",
+    "deleted": "\U0001f5d1\ufe0f",
     "blocked": "\u26d4",
 }
 
@@ -83,7 +85,7 @@ def _template(obj):
 def _notes(obj):
     notes = []
     if obj["failure_reason"]:
-        notes.append(("**%s**" if obj["result"] in ("failed", "undone") else "%s") % md(obj["failure_reason"]))
+        notes.append(("**%s**" if obj["result"] in FAILURES else "%s") % md(obj["failure_reason"]))
     for stuck in obj["stuck_machines"]:
         notes.append("stuck: %s%s%s" % (
             md(stuck["name"] or DASH), " on node %s" % md(stuck["node"]) if stuck["node"] else "",
@@ -169,7 +171,8 @@ def _attention(report):
             obj = failure["object"]
             location = object_location(cluster, obj)
             out.append("### %s %s \u203a %s %s%s" % (
-                ICONS["failed"], md(cluster["name"]), md(obj["kind"]), md(object_name(obj)),
+                ICONS["deleted" if obj["result"] == "deleted" else "failed"], md(cluster["name"]), md(obj["kind"]),
+                md(object_name(obj)),
                 " (%s)" % md(location) if location else ""))
             out.append("")
             out.append("- **Reason:** %s" % md(obj["failure_reason"]))
@@ -209,7 +212,7 @@ def _counts_line(report, summary):
 
     def extra(counts):
         bits = []
-        for key, text in (("failed", "failed"), ("reverted", "undone"), ("pending", "not started"),
+        for key, text in (("failed", "failed"), ("deleted", "deleted"), ("reverted", "undone"), ("pending", "not started"),
                           ("unchanged", "already on target"), ("skipped", "skipped"), ("running", "running")):
             if counts[key]:
                 bits.append("%d %s" % (counts[key], text))

@@ -28,15 +28,19 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
 REPORT_VERSION = 1
 
 CLUSTER_RESULTS = ("succeeded", "failed", "partial", "stopped_window", "running", "planned", "skipped")
-OBJECT_RESULTS = ("succeeded", "failed", "undone", "running", "pending", "skipped", "planned")
+# deleted: the object disappeared while its wave rolled out (finished: when the wait saw it gone)
+OBJECT_RESULTS = ("succeeded", "failed", "deleted", "undone", "running", "pending", "skipped", "planned")
 ACTIONS = ("switch", "unchanged", "skip", "undo", "plan")
 
 # Every object lands in exactly one bucket (see object_bucket). On top of that, "blocked" counts
 # objects with blockers and "reverted" objects whose undo finished (failed ones included).
-BUCKETS = ("switched", "unchanged", "failed", "undone", "running", "pending", "skipped", "planned", "other")
+BUCKETS = ("switched", "unchanged", "failed", "deleted", "undone", "running", "pending", "skipped", "planned", "other")
 
 KIND_ORDER = {"kubeadmcontrolplane": 0, "machinedeployment": 1}
 KIND_SHORT = {"kubeadmcontrolplane": "KCP", "machinedeployment": "MD"}
+
+# the object results a management cluster, a wave and the "Needs attention" section count as failures
+FAILURES = ("failed", "deleted", "undone")
 
 _NEXT_STEP = re.compile(r"\s*Next step:\s*", re.IGNORECASE)
 
@@ -179,7 +183,7 @@ def _object(raw, index):
         obj["result"] = "planned" if obj["action"] == "plan" else "pending"
     if obj["action"] is None:
         obj["action"] = "plan" if obj["result"] == "planned" else "switch"
-    if obj["result"] in ("failed", "undone") and obj["failure_reason"] is None:
+    if obj["result"] in FAILURES and obj["failure_reason"] is None:
         obj["failure_reason"] = "no failure reason recorded"
     return obj
 
@@ -204,7 +208,7 @@ def cluster_result(objects, mode, stopped=None):
 
     ``objects``: the report objects (dicts with ``action`` and ``result``); ``mode``: ``check`` or
     ``apply``; ``stopped``: the result the run stopped with (``failed``, ``stopped_window``,
-    ``skipped``), which wins. Otherwise: ``failed`` when an object failed or was undone; ``planned``
+    ``skipped``), which wins. Otherwise: ``failed`` when an object failed, was deleted or was undone; ``planned``
     in check mode (and for objects that are all planned); ``partial`` while objects are pending or
     running, or when some but not all were skipped; ``skipped`` when all were (or there are none);
     else ``succeeded``.
@@ -212,7 +216,7 @@ def cluster_result(objects, mode, stopped=None):
     if stopped:
         return stopped
     results = [_dict(o).get("result") for o in objects]
-    if "failed" in results or "undone" in results:
+    if set(results) & set(FAILURES):
         return "failed"
     # a report written without a mode can still be a plan: its objects say so
     if mode == "check" or ("planned" in results and set(results) <= {"planned", "skipped"}):
@@ -229,7 +233,7 @@ def wave_result(objects):
     """The result of a wave that recorded none, from its objects: unlike a management cluster, a wave
     is ``running`` while an object rolls out and ``pending`` until one starts."""
     results = set(o["result"] for o in objects)
-    if results & {"failed", "undone"}:
+    if results & set(FAILURES):
         return "failed"
     if "running" in results:
         return "running"
@@ -396,6 +400,7 @@ RESULT_LABELS = {
     "planned": "planned",
     "skipped": "skipped",
     "undone": "undone",
+    "deleted": "deleted",
     "unchanged": "already on target",
 }
 
@@ -480,10 +485,10 @@ def not_started(cluster):
 
 
 def failed_objects(cluster):
-    """The objects a management cluster's failure is told on: those that failed or whose undo failed; without any,
-    those switched back (all that is left of a failure the report does not show)."""
+    """The objects a management cluster's failure is told on: those that failed, were deleted or whose undo failed;
+    without any, those switched back (all that is left of a failure the report does not show)."""
     objects = cluster["objects"]
-    failed = [o for o in objects if o["result"] == "failed" or (o["undo"] and o["undo"]["result"] == "failed")]
+    failed = [o for o in objects if o["result"] in ("failed", "deleted") or (o["undo"] and o["undo"]["result"] == "failed")]
     return failed or [o for o in objects if o["result"] == "undone"]
 
 
@@ -506,7 +511,7 @@ def cluster_reason(cluster):
     """The reason in a management cluster's overview row: its own, else its first failed object's ('' for none)."""
     if cluster["failure_reason"]:
         return cluster["failure_reason"]
-    failed = [o for o in cluster["objects"] if o["result"] == "failed"]
+    failed = [o for o in cluster["objects"] if o["result"] in ("failed", "deleted")]
     return f"{failed[0]['ref']}: {failed[0]['failure_reason']}" if failed else ""
 
 
@@ -607,7 +612,7 @@ def summarize(report):
                 machines_replaced += obj["replicas"] or 0
             if obj["result"] == "planned" and obj["action"] in ("switch", "plan", "undo"):
                 machines_to_replace += obj["replicas"] or 0
-            if obj["result"] in ("failed", "undone") and obj["failure_reason"]:
+            if obj["result"] in FAILURES and obj["failure_reason"]:
                 failures.append({
                     "management_cluster": cluster["name"],
                     "object": obj["ref"],
@@ -685,6 +690,7 @@ def cluster_sentence_parts(cluster, mode):
     for key, text, tone in (
         ("unchanged", "already on target", ""),
         ("failed", "failed", "red"),
+        ("deleted", "deleted", "red"),
         ("reverted", "undone", "orange"),
         ("pending", "not started", ""),
         ("running", "still rolling out", ""),

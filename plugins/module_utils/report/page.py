@@ -16,6 +16,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
     timestamp,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.report.model import (
+    FAILURES,
     NormalizedReport,
     action_text,
     attention,
@@ -66,7 +67,8 @@ h1 .id{font-family:"SFMono-Regular",Menlo,Consolas,"Liberation Mono","DejaVu San
 white-space:nowrap;background:#f1f5f9;color:#475569;border:1px solid transparent}
 .badge.big{font-size:18px;padding:8px 18px;border-radius:10px;text-transform:uppercase;letter-spacing:.06em}
 .status-succeeded.badge,.pill.status-succeeded{background:#dcfce7;color:#166534;border-color:#bbf7d0}
-.status-failed.badge,.pill.status-failed{background:#fee2e2;color:#991b1b;border-color:#fecaca}
+.status-failed.badge,.pill.status-failed,.status-deleted.badge,.pill.status-deleted{background:#fee2e2;color:#991b1b;
+border-color:#fecaca}
 .status-partial.badge,.status-stopped_window.badge,.pill.status-partial,.pill.status-stopped_window{background:#fef3c7;
 color:#92400e;border-color:#fde68a}
 .status-running.badge,.pill.status-running{background:#dbeafe;color:#1e40af;border-color:#bfdbfe}
@@ -260,11 +262,11 @@ def _objects_table(cluster, day):
     rows = []
     for obj in cluster["objects"]:
         bucket = object_bucket(obj)
-        cls = {"failed": "is-failed", "undone": "is-undone"}.get(bucket, "")
+        cls = {"failed": "is-failed", "deleted": "is-failed", "undone": "is-undone"}.get(bucket, "")
         rollout = seconds_between(obj["started"], obj["finished"])
         soak = soak_seconds(cluster, obj)
         notes = []
-        if obj["failure_reason"] and obj["result"] in ("failed", "undone"):
+        if obj["failure_reason"] and obj["result"] in FAILURES:
             notes.append('<div class="note red">%s</div>' % h(obj["failure_reason"]))
         elif obj["failure_reason"]:
             notes.append('<div class="note">%s</div>' % h(obj["failure_reason"]))
@@ -433,7 +435,8 @@ def _failure_issue(cluster, failure):
             h(obj["before"]["name"] or "the previous template"),
             h(duration(seconds_between(undo["started"], undo["finished"]))),
             "; also undone: " + ", ".join(h(object_label(o)) for o in failure["also_undone"]) if failure["also_undone"] else "")
-    return _issue("failed", _object_head(cluster, obj, _badge("failed")), body, failure["next_step"])
+    return _issue("failed", _object_head(cluster, obj, _badge("deleted" if obj["result"] == "deleted" else "failed")), body,
+                  failure["next_step"])
 
 
 def _blocked_issue(cluster, obj):
@@ -507,6 +510,8 @@ def _tiles(report, summary):
         bits = []
         if counts["failed"]:
             bits.append('<span class="red">%d failed</span>' % counts["failed"])
+        if counts["deleted"]:
+            bits.append('<span class="red">%d deleted</span>' % counts["deleted"])
         if counts["reverted"]:
             bits.append('<span class="orange">%d undone</span>' % counts["reverted"])
         if counts["pending"]:
@@ -517,7 +522,7 @@ def _tiles(report, summary):
             bits.append("%d skipped" % counts["skipped"])
         if counts["running"]:
             bits.append("%d running" % counts["running"])
-        cls = "bad" if counts["failed"] else "warn" if counts["pending"] or counts["reverted"] else "good" if counts["total"] else ""
+        cls = "bad" if counts["failed"] or counts["deleted"] else "warn" if counts["pending"] or counts["reverted"] else "good" if counts["total"] else ""
         return _tile(label, "%d <small>/ %d switched</small>" % (counts["switched"], counts["total"]),
                      " \u00b7 ".join(bits) or ("all switched" if counts["total"] else "none selected"), cls)
 

@@ -138,13 +138,21 @@ def _phrase(reason, settings, failed_task):
         "soak_failed": f"health gate failed during the {settings.get('soak_seconds')}s soak",
         "deleted": "deleted while rolling out",
         "drift": "its template was changed by someone else during the wave",
+        "template_missing": "its template was deleted during the wave",
         "lock_lost": "another run took the lock of this management cluster",
     }
     return phrases.get(reason, f"{failed_task} failed")
 
 
 def _next_step(reason, kind, refresh_id):
-    if reason in ROLLOUT_REASONS:
+    if reason == "deleted":
+        text = ("Find out who deleted it (the Cluster being deleted?); a deleted object is not undone. A re-run with "
+                f"refresh_id {refresh_id} continues with the waves that were not started.")
+    elif reason == "template_missing":
+        text = ("Find out who deleted the template named above (the API server's audit log) and keep the templates of a "
+                f"refresh until it is done. A re-run with refresh_id {refresh_id} continues with the waves that were not "
+                "started; objects switched back by the undo need a new refresh_id.")
+    elif reason in ROLLOUT_REASONS:
         text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
                 f"template overrides. A re-run with refresh_id {refresh_id} continues with the waves that were not started; "
                 "objects switched back by the undo need a new refresh_id.")
@@ -166,23 +174,36 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     with the failed objects and the other switched ones recorded, ``status`` (the management cluster's result,
     failure_reason, next_step), ``failed_refs``, ``wave`` (its name) and ``undo`` (the MachineDeployments to switch
     back, as capi_rollout_wait objects; none for a restart, without undo_on_failure or when the lock was lost) with
-    ``undo_refs`` and ``undo_rollout_id``.
+    ``undo_refs`` and ``undo_rollout_id``. Objects the wait found deleted are ``deleted`` (when they were seen gone),
+    never undone.
     """
     wait = wait or {}
     # a lock lost before the wait: a clone or switch call found another holder when it renewed the lock
     reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
-    failed_refs = _unique(list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
+    if reason == "not_found" and wait.get("ref") in switched_refs:
+        # gone between its switch and the wait's first look, which names it not found
+        reason, deleted = "deleted", [wait["ref"]]
+    else:
+        deleted = list(wait.get("failed_refs") or []) if reason == "deleted" else []
+    failed_refs = _unique(deleted + list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     phrase = _phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
     stuck = wait.get("stuck") or {}
     changes = {}
+    for ref in deleted:
+        gone_at = wait.get("ended") or wait.get("server_time") or now
+        changes[ref] = {"result": "deleted", "finished": gone_at,
+                        "failure_reason": f"{phrase}: {objects[ref]['ref']} no longer exists (seen gone at {gone_at})"}
     for ref in failed_refs:
+        if ref in deleted:
+            continue
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
-        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("message") or msg))
+        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing") or resource.get("message")
+                                         or msg))
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
         changes[ref] = {"result": "failed", "finished": wait.get("ended", now),
                         "failure_reason": f"{phrase}: {cause}{machine_text}", "stuck_machines": machines,
@@ -197,7 +218,8 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     reasons = " | ".join(f"{objects[ref]['ref']}: {objects[ref].get('failure_reason')}" for ref in failed_refs)
     undo = []
     if undo_on_failure and not restart and reason != "lock_lost":
-        undo = [objects[ref] for ref in switched_refs if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT]
+        undo = [objects[ref] for ref in switched_refs
+                if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT and ref not in deleted]
     return {
         "objects": objects,
         "status": {"result": "failed", "failure_reason": f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",

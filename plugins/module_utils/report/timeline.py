@@ -192,12 +192,13 @@ def _object_row(uid, cluster, obj, scale, y, run_end):
     x0, x1 = scale.x(started), scale.x(end)
     rollout_secs = seconds_between(started, end)
     title = "%s: rollout %s (%s \u2192 %s)" % (obj["ref"], duration(rollout_secs), clock(started), clock(end))
-    if result == "failed":
-        parts.append(_rect(x0, x1, mid - BAR_H / 2, BAR_H, "bar bar-failed", title + " \u2014 failed: " + (obj["failure_reason"] or "")))
+    if result in ("failed", "deleted"):
+        # a deleted object's bar ends when the wait saw it gone
+        parts.append(_rect(x0, x1, mid - BAR_H / 2, BAR_H, "bar bar-failed", title + " \u2014 %s: %s" % (result, obj["failure_reason"] or "")))
         marker = ('<circle class="marker-failed" cx="%s" cy="%s" r="7"><title>%s</title></circle>' % (
-            _fmt(max(x1, x0 + MIN_BAR)), _fmt(mid), h("failed: " + (obj["failure_reason"] or "")))
+            _fmt(max(x1, x0 + MIN_BAR)), _fmt(mid), h("%s: %s" % (result, obj["failure_reason"] or "")))
             + _text(max(x1, x0 + MIN_BAR), mid + 4, "!", "marker-text", "middle"))
-        label, label_cls = "failed after %s" % duration(rollout_secs), "bar-label failed"
+        label, label_cls = "%s after %s" % (result, duration(rollout_secs)), "bar-label failed"
         label_x = max(x1, x0 + MIN_BAR) + 11
     elif result == "running" or finished is None:
         parts.append('<rect class="bar bar-running" x="%s" y="%s" width="%s" height="%s" rx="3" fill="url(#%s-stripe)"><title>%s</title></rect>' % (

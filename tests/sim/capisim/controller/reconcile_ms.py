@@ -40,8 +40,9 @@ def reconcile(ctx, ms):
     live = [x for x in machines if not m.deleting(x)]
     missing = m.replicas(ms) - len(machines)
     infra_ref = m.dig(ms, "spec", "template", "spec", "infrastructureRef")
+    missing_template = None if ctx.template_exists(infra_ref, m.namespace(ms)) else infra_ref
     if missing > 0 and _creation_allowed(ctx, ms):
-        if ctx.template_exists(infra_ref, m.namespace(ms)):
+        if missing_template is None:
             for dummy in range(missing):
                 created = ctx.writer.create(machineplan.machine_for_machine_set(ms, ctx.rng))
                 ctx.provisioning[m.uid(created)] = now
@@ -57,4 +58,4 @@ def reconcile(ctx, ms):
             if answer is not None:
                 reconcile_machine.finalize(ctx, answer)
     machines = ctx.store.controlled_by("Machine", ms)
-    ctx.write_status(ms, status.ms_status(ms, machines, paused, now))
+    ctx.write_status(ms, status.ms_status(ms, machines, paused, now, missing_template=missing_template))

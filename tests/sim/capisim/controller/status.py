@@ -245,8 +245,34 @@ def _count(machines, ctype):
     return sum(1 for machine in machines if m.condition_true(machine, ctype))
 
 
-def ms_status(ms, machines, paused, now):
-    """MachineSet status: replicas = Machines owned; ready/available/upToDate = Machines with that condition True."""
+def _missing_template(scaling, total, desired, missing_template):
+    """ScalingUp says that a missing infrastructure template blocks scaling up (v1.10.10
+    internal/controllers/machineset/machineset_controller_status.go, v1.14.0 core/reconcilers/machineset/
+    machineset_controller_status.go: setScalingUpCondition, calculateMissingReferencesMessage)."""
+    if not missing_template:
+        return scaling
+    missing = f"{missing_template.get('kind')} does not exist"
+    up = (c.cond("ScalingUp", True, "ScalingUp", f"Scaling up from {total} to {desired} replicas is blocked because:\n* {missing}")
+          if total < desired else c.cond("ScalingUp", False, "NotScalingUp", f"Scaling up would be blocked because {missing}"))
+    return [up] + [cond for cond in scaling if cond["type"] != "ScalingUp"]
+
+
+def _machines_created(ms, total, desired, missing_template):
+    """MachinesCreated (v1beta1 conditions): False when a Machine is due but its infrastructure template cannot be
+    cloned (v1.10.10 internal/controllers/machineset/machineset_controller.go syncReplicas, v1.14.0
+    core/reconcilers/machineset/machineset_controller.go: InfrastructureTemplateCloningFailed with external.Get's error)."""
+    if not missing_template or total >= desired:
+        return c.cond("MachinesCreated", True, "")
+    kind, name = missing_template.get("kind"), missing_template.get("name")
+    group = missing_template.get("apiGroup") or (missing_template.get("apiVersion") or "").split("/")[0]
+    plural = f"{kind.lower()}s.{group or 'infrastructure.cluster.x-k8s.io'}"
+    return c.cond("MachinesCreated", False, "InfrastructureTemplateCloningFailed",
+                  f'failed to retrieve {kind} {m.namespace(ms)}/{name}: {plural} "{name}" not found', "Error")
+
+
+def ms_status(ms, machines, paused, now, missing_template=None):
+    """MachineSet status: replicas = Machines owned; ready/available/upToDate = Machines with that condition True.
+    ``missing_template``: the infrastructure template reference when that template does not exist."""
     desired = m.replicas(ms)
     total, ready, available = len(machines), _count(machines, "Ready"), _count(machines, "Available")
     up_to_date = _count(machines, "UpToDate")
@@ -254,7 +280,7 @@ def ms_status(ms, machines, paused, now):
         c.aggregate(machines, "Ready", "Ready", "NotReady", "ReadyUnknown", "MachinesReady"),
         c.aggregate([x for x in machines if m.condition(x, "UpToDate")], "UpToDate", "UpToDate", "NotUpToDate",
                     "UpToDateUnknown", "MachinesUpToDate"),
-        *_scaling(total, desired),
+        *_missing_template(_scaling(total, desired), total, desired, missing_template),
         c.cond("Remediating", False, "NotRemediating"),
         _deleting(ms),
         paused,
@@ -267,7 +293,7 @@ def ms_status(ms, machines, paused, now):
         resized = c.cond("Resized", True, "")
     machines_ready = (c.cond("MachinesReady", True, "") if ready == total
                       else c.cond("MachinesReady", False, "Detached" if not total else "WaitingForMachinesReady", "", "Info"))
-    legacy_conditions = [c.cond("MachinesCreated", True, ""), resized, machines_ready]
+    legacy_conditions = [_machines_created(ms, total, desired, missing_template), resized, machines_ready]
     legacy_conditions.append(_summary(legacy_conditions))
     legacy = {"readyReplicas": ready, "availableReplicas": available, "fullyLabeledReplicas": total}
     modern = {"readyReplicas": ready, "availableReplicas": available, "upToDateReplicas": up_to_date}

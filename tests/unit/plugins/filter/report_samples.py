@@ -161,3 +161,23 @@ def plan_report():
         ],
     }
     return {"refresh_id": "hw-2026-11", "mode": "check", "started": t(-10), "management_clusters": [east, west]}
+
+
+def deleted_report():
+    """One management cluster whose wave lost a MachineDeployment to a delete: it is deleted (when the wait saw it
+    gone), the other one of the wave undone."""
+    gone = "deleted while rolling out: MachineDeployment/team-a/edge-1-md-1 no longer exists (seen gone at %s)" % t(3)
+    return {"refresh_id": "hw-del", "mode": "apply", "management_clusters": [{
+        "name": "mgmt-del", "result": "failed", "failure_reason": "wave canary failed: machinedeployment/team-a/edge-1-md-1: "
+                                                                  + gone,
+        "next_step": "Find out who deleted it (the Cluster being deleted?); a deleted object is not undone.",
+        "started": t(0), "finished": t(6),
+        "waves": [wave(1, "canary", ["MachineDeployment/team-a/edge-1-md-0", "MachineDeployment/team-a/edge-1-md-1"],
+                       t(0, 10), None, None, t(6), "failed")],
+        "objects": [
+            md("team-a", "edge-1-md-0", "edge-1", 2, 1, "edge-1-md-0-r640", "edge-1-md-0-r640", t(0, 10), None,
+               result="undone", failure_reason="switched back because machinedeployment/team-a/edge-1-md-1 failed in wave canary",
+               undo={"started": t(3, 5), "finished": t(6), "result": "succeeded"}),
+            md("team-a", "edge-1-md-1", "edge-1", 3, 1, "edge-1-md-1-r640", "edge-1-md-1-r760", t(0, 10), t(3),
+               result="deleted", failure_reason=gone),
+        ]}]}

@@ -219,3 +219,13 @@ def test_attention_names_the_objects_also_undone_with_their_namespace():
     attention = render(samples.fleet_report())
     attention = attention[attention.index('<section class="panel attention'):]
     assert "also undone: MD payments/edge-2-md-2." in attention
+
+
+def test_a_deleted_object_is_red_and_deleted():
+    page = render(samples.deleted_report())
+    parse(page)
+    assert '<span class="pill status-deleted">deleted</span>' in page
+    assert '<span class="red">1 deleted</span>' in page
+    attention = page[page.index('<section class="panel attention'):]
+    assert '<span class="badge status-deleted">deleted</span>' in attention and "seen gone at" in attention
+    assert "deleted after 2m 50s" in timeline_of(page, "mgmt-del")

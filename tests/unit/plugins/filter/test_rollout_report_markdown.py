@@ -117,3 +117,14 @@ def test_undone_objects_need_attention_when_no_object_failed():
     section = render(report)
     section = section[section.index("## Needs attention"):section.index("## Management clusters")]
     assert "### \u274c mgmt-west \u203a MachineDeployment payments/edge-2-md-2 (workload cluster edge-2, wave 2 \u00b7 bulk)" in section
+
+
+def test_a_deleted_object_is_shown_deleted_not_running_nor_switched():
+    text = render(samples.deleted_report())
+    assert "**MachineDeployments:** 0 of 2 switched (1 deleted, 1 undone)" in text
+    (objects,) = [t for t in _tables(text) if t[0][0] == "Object"]
+    row = [r for r in objects if "edge-1-md-1" in r[0]][0]
+    assert "\U0001f5d1\ufe0f deleted" in row and "running" not in " ".join(row)
+    section = text[text.index("## Needs attention"):text.index("## Management clusters")]
+    assert "### \U0001f5d1\ufe0f mgmt-del \u203a MachineDeployment team-a/edge-1-md-1" in section
+    assert "no longer exists (seen gone at 2026-11-30T06:03:00Z)" in section

@@ -412,3 +412,73 @@ def test_several_groups_are_watched_at_once_one_stream_each():
     assert set(api.watch_paths) == {PATH, other_path}
     done_at = waiter.state["done_at"]
     assert done_at["machinedeployment/team-a/md-t"] <= done_at["machinedeployment/default/md-0"]
+
+
+class Templates(object):
+    """A templates_lister: the templates that exist (a set of (namespace, kind, name)), each call recorded."""
+
+    def __init__(self, existing):
+        self.existing = set(existing)
+        self.calls = []
+
+    def __call__(self, required):
+        self.calls.append(sorted((item["namespace"], item["kind"], item["name"]) for item in required))
+        return set(self.existing)
+
+
+def _on_template(md):
+    infra_ref = md["spec"]["template"]["spec"]["infrastructureRef"]
+    return ("default", infra_ref["kind"], infra_ref["name"])
+
+
+def test_templates_are_read_as_the_wait_starts_and_when_it_may_end_not_per_event():
+    clock = Clock()
+    script = [[("MODIFIED", rolling(11, 1, current=4), 1), ("MODIFIED", rolling(12, 2, current=4), 1),
+               ("MODIFIED", rolling(13, 3), 1)]]
+    templates = Templates([_on_template(rolling(10, 0))])
+    waiter = make_waiter(FakeApi(clock, script), clock, [rolling(10, 0)], templates_lister=templates)
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED
+    # the first observation and the one that finished the rollout; none for the events in between
+    assert templates.calls == [[_on_template(rolling(10, 0))]] * 2
+
+
+def test_a_target_template_deleted_during_the_rollout_fails_it_when_it_completes():
+    """The Machines were made before the template went: the rollout completes, yet the wait fails, naming it."""
+    clock = Clock()
+    templates = Templates([_on_template(rolling(10, 0))])
+    api = FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 1), ("MODIFIED", rolling(12, 3), 1)]])
+    original_events = api._events
+
+    def events(entry):
+        for item in original_events(entry):
+            templates.existing.clear()  # deleted right after the switch, while the Machines roll
+            yield item
+
+    api._events = events
+    waiter = make_waiter(api, clock, [rolling(10, 0)], templates_lister=templates, soak_seconds=30)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    name = rolling(10, 0)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert err.value.reason == ws.TEMPLATE_MISSING and waiter.state["failed_refs"] == ["machinedeployment/default/md-0"]
+    assert f"is on DockerMachineTemplate default/{name}, which no longer exists" in str(err.value)
+    assert err.value.hint == ws.HINTS[ws.TEMPLATE_MISSING] and waiter.state["rollout_finished"] is None
+    assert waiter.snapshots["machinedeployment/default/md-0"]["template_missing"]
+
+
+def test_a_failed_read_of_the_templates_never_hides_a_timeout_and_never_lets_a_wait_succeed():
+    def unreadable(required):
+        raise TransportError("https://fake", "no answer")
+
+    clock = Clock()
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 10)]]), clock, [rolling(10, 0)],
+                         wait_timeout=5, templates_lister=unreadable)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.WAIT_TIMEOUT
+    clock = Clock()
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", rolling(11, 3), 1)]]), clock, [rolling(10, 0)],
+                         templates_lister=unreadable)
+    with pytest.raises(TransportError):
+        finish(waiter)
+    assert waiter.state["phase"] == ws.ROLLOUT

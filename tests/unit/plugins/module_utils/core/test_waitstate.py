@@ -109,3 +109,34 @@ def test_drift_fails_at_once_even_when_done():
     assert state["phase"] == ws.FAILED and state["reason"] == ws.DRIFT and state["failed_refs"] == [A]
     assert lines and "not on the target a-new" in lines[-1]
     assert state["rollout_finished"] is None
+
+
+def test_a_template_that_is_gone_fails_the_objects_on_it_even_when_done():
+    """Machines cannot be created from a template that no longer exists: a complete rollout on it is no success."""
+    state = ws.new_state([A, B], T0)
+    ws.observe(state, T0, {A: snap(False, "a 0/2"), B: snap(True, "b ok")}, 100, 50)
+    missing = ws.template_missing(A, {"kind": "DockerMachineTemplate", "name": "a-new"}, "default")
+    gone = dict(snap(True, "a ok"), template_missing=missing)
+    lines = ws.observe(state, T0 + 2, {A: gone, B: snap(True, "b ok")}, 100, 50, soak_seconds=10)
+    assert state["phase"] == ws.FAILED and state["reason"] == ws.TEMPLATE_MISSING and state["failed_refs"] == [A]
+    assert state["message"] == (f"{A} is on DockerMachineTemplate default/a-new, which no longer exists: its MachineSet "
+                                "cannot create Machines from it (replacements and scale-ups fail)")
+    assert lines[-1].endswith(state["message"]) and state["rollout_finished"] is None
+    assert "create it again under the same name" in ws.HINTS[ws.TEMPLATE_MISSING]
+
+
+def test_deciding_is_each_observation_that_may_end_the_wait_or_start_its_soak():
+    state = ws.new_state([A, B], T0)
+    rolling, done = {A: snap(False), B: snap(True)}, {A: snap(True), B: snap(True)}
+    assert ws.deciding(state, T0, rolling, 100, 50)  # the first observation
+    ws.observe(state, T0, rolling, 100, 50, soak_seconds=10)
+    assert not ws.deciding(state, T0 + 1, rolling, 100, 50)
+    assert ws.deciding(state, T0 + 50, rolling, 100, 50)  # a stall is due
+    assert ws.deciding(state, T0 + 1, done, 100, 50)  # every rollout done: the soak or the end begins
+    assert ws.deciding(state, T0 + 100, rolling, 100, 200)  # wait_timeout
+    ws.observe(state, T0 + 1, done, 100, 50, soak_seconds=10)
+    assert state["phase"] == ws.SOAK
+    assert not ws.deciding(state, T0 + 5, done, 100, 50)
+    assert ws.deciding(state, T0 + 11, done, 100, 50)  # the end of the soak
+    ws.observe(state, T0 + 11, done, 100, 50, soak_seconds=10)
+    assert state["phase"] == ws.SUCCEEDED and not ws.deciding(state, T0 + 12, done, 100, 50)

@@ -26,6 +26,8 @@ MSS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets"
 MACHINES = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines"
 CLUSTERS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusters"
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+# the wait reads whether the objects' templates still exist (flows/wait.py) as it starts and when it may end
+TEMPLATES = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/default/dockermachinetemplates"
 LEASE = LEASES + "/capi-rollout-lock"
 DATE = {"Date": "Sun, 01 Mar 2026 12:00:00 GMT"}  # objs.NOW: the API server's clock
 REF = "machinedeployment/default/md-0"
@@ -89,7 +91,8 @@ def rolling():
 def answered(conn, *paths):
     """The API server answers these GETs (with its Date) until told otherwise."""
     bodies = {"/apis": APIS, MDS: md_list(rolling()), MSS: {"metadata": {"resourceVersion": "900"}, "items": []},
-              CLUSTERS + "/c1": objs.cluster()}
+              CLUSTERS + "/c1": objs.cluster(),
+              TEMPLATES: {"metadata": {"resourceVersion": "900"}, "items": [{"metadata": {"name": "md-0-infra-v1"}}]}}
     for path in paths:
         conn.add("GET", path, body=bodies[path], headers=DATE)
 
@@ -170,7 +173,7 @@ def test_the_list_of_the_objects_is_bounded_and_after_an_answer_is_a_wait_timeou
 def test_a_watch_that_hangs_ends_the_wait_with_wait_timeout_at_the_wait_end_plus_the_grace(conn, clock):
     """Listed, then the watch hangs: every watch is cut to what is left of the wait (+ grace), the wait state
     decides wait_timeout, and the Machine list of the failure gets no time past the same end."""
-    answered(conn, "/apis", MDS, MSS)
+    answered(conn, "/apis", MDS, MSS, TEMPLATES)
     conn.add("WATCH", MDS, hang=True)
     conn.add("GET", MACHINES, hang=True)
     out = plugin_calls()
@@ -184,7 +187,7 @@ def test_a_watch_that_hangs_ends_the_wait_with_wait_timeout_at_the_wait_end_plus
 def test_the_failure_reads_after_the_wait_ended_are_bounded(conn, clock):
     """Watches that end as asked (no event) until the wait's time is up; then the Machine list of the failure hangs:
     it is given no more than the grace."""
-    answered(conn, "/apis", MDS, MSS)
+    answered(conn, "/apis", MDS, MSS, TEMPLATES)
     conn.add("WATCH", MDS, events=[], headers=DATE)
     conn.add("GET", MACHINES, hang=True)
     out = plugin_calls()
@@ -210,7 +213,7 @@ def test_a_later_call_is_bounded_by_the_time_left_it_is_handed(conn, clock):
 
 def test_a_call_returns_the_time_its_wait_has_left(conn, clock):
     """Positive control: answered, a call that returns early (its progress_interval) hands on the time left."""
-    answered(conn, "/apis", MDS, MSS)
+    answered(conn, "/apis", MDS, MSS, TEMPLATES)
     conn.add("WATCH", MDS, events=[], headers=DATE)
     out = run_flow(wait.run_wait, WaitModule(progress_interval=5, wait_timeout=60))
     assert not out.failed and out.result["finished_call"] is False, out.result

@@ -234,3 +234,25 @@ def test_cluster_reason_falls_back_to_the_first_failed_object():
     assert model.cluster_reason(failed_cluster("lock lost")) == "lock lost"
     assert model.cluster_reason(failed_cluster(None)) == "MachineDeployment/ns/a: stalled"
     assert model.cluster_reason(cluster_of({"name": "a", "result": "succeeded"})) == ""
+
+
+def test_a_deleted_object_is_deleted_a_failure_of_its_wave_and_cluster_and_counted_as_such():
+    from ansible_collections.capi.rollout.tests.unit.plugins.filter import report_samples as samples
+
+    raw = samples.deleted_report()
+    assert model.cluster_result(raw["management_clusters"][0]["objects"], "apply") == "failed"
+    norm = model.normalize(raw)
+    (cluster,) = norm["management_clusters"]
+    deleted = [o for o in cluster["objects"] if o["result"] == "deleted"][0]
+    assert model.object_bucket(deleted) == "deleted"
+    assert model.object_outcome(deleted) == [("deleted", "deleted")]
+    assert deleted["finished"].strftime("%H:%M:%S") == "06:03:00"  # when the wait saw it gone
+    assert model.wave_result(cluster["objects"]) == "failed"
+    assert model.failed_objects(cluster) == [deleted]
+    assert model.cluster_reason(cluster).startswith("wave canary failed")
+    summary = model.summarize(raw)
+    mds = summary["machine_deployments"]
+    assert (mds["deleted"], mds["undone"], mds["running"], mds["switched"], mds["total"]) == (1, 1, 0, 0, 2)
+    assert [(f["object"], f["result"]) for f in summary["failures"]] == [
+        ("MachineDeployment/team-a/edge-1-md-0", "undone"), ("MachineDeployment/team-a/edge-1-md-1", "deleted")]
+    assert ("1 deleted", "red") in model.cluster_sentence_parts(cluster, "apply")

@@ -210,6 +210,50 @@ def test_a_resumed_object_counts_as_switched_and_a_control_plane_is_never_undone
     assert out["objects"][cp["ref"]]["failure_reason"] == "not rolled out after 3600s (wait_timeout): wave failed"
 
 
+def test_a_machine_deployment_deleted_mid_wave_is_deleted_when_seen_gone_and_never_undone():
+    a, b = obj("a"), obj("b")
+    gone_at = "2026-11-30T06:31:00Z"
+    wait = {"reason": "deleted", "failed_refs": [b["ref"]], "ended": gone_at,
+            "resources": [resource(a, done=False, message="a rolling"), {"ref": b["ref"], "done": False, "template": None}],
+            "stuck": {b["ref"]: {"lines": ["the object no longer exists"], "machines": []}}}
+    out = failed_wave([a, b], wait)
+    rec = out["objects"][b["ref"]]
+    assert rec["result"] == "deleted" and rec["finished"] == gone_at
+    assert rec["failure_reason"] == f"deleted while rolling out: {b['ref']} no longer exists (seen gone at {gone_at})"
+    assert out["undo_refs"] == [a["ref"]], "a deleted object is not undone; the rest of its wave is"
+    assert out["objects"][a["ref"]]["result"] == "running"
+    assert out["status"]["failure_reason"] == f"wave wave-1 failed: {b['ref']}: {rec['failure_reason']}"
+    assert "a deleted object is not undone" in out["status"]["next_step"]
+    undone = refresh_record.undone(out["objects"], out, {"ended": NOW, "resources": [resource(a)]}, gone_at)
+    assert undone[a["ref"]]["result"] == "undone" and undone[b["ref"]]["result"] == "deleted"
+
+
+def test_a_machine_deployment_gone_before_the_wait_first_looked_is_deleted_too():
+    """Deleted between its switch and the wait's first list: the wait names it not found (a name it never saw)."""
+    a, b = obj("a"), obj("b")
+    wait = {"failed": True, "reason": "not_found", "ref": b["ref"], "server_time": "2026-11-30T06:31:00Z",
+            "msg": f"{b['ref']}: MachineDeployment b not found in namespace default."}
+    out = failed_wave([a, b], wait, failed_result=wait)
+    assert out["objects"][b["ref"]]["result"] == "deleted" and out["objects"][b["ref"]]["finished"] == "2026-11-30T06:31:00Z"
+    assert out["undo_refs"] == [a["ref"]] and out["failed_refs"] == [b["ref"]]
+    # a name the wave did not switch stays a failure of the task
+    other = failed_wave([a], dict(wait, ref="machinedeployment/default/typo"), failed_result=wait)
+    assert other["objects"][a["ref"]]["result"] == "running" and other["undo_refs"] == [a["ref"]]
+
+
+def test_a_template_deleted_mid_wave_fails_its_object_with_the_template_named_and_it_is_undone():
+    a = obj("a")
+    missing = f"{a['ref']} is on DockerMachineTemplate default/a-new, which no longer exists: its MachineSet cannot create Machines from it"
+    wait = {"reason": "template_missing", "failed_refs": [a["ref"]], "ended": NOW,
+            "resources": [resource(a, message="a successfully rolled out", template_missing=missing)]}
+    out = failed_wave([a], wait)
+    rec = out["objects"][a["ref"]]
+    assert rec["result"] == "failed"
+    assert rec["failure_reason"] == f"its template was deleted during the wave: {missing}"
+    assert out["undo_refs"] == [a["ref"]]
+    assert out["status"]["next_step"].startswith("Find out who deleted the template named above")
+
+
 def test_undone_and_undo_failed():
     a, b = obj("a"), obj("b")
     wait = {"reason": "soak_failed", "failed_refs": [a["ref"]], "resources": [resource(a, message="gate.")], "ended": NOW}

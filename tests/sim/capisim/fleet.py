@@ -44,7 +44,8 @@ class Fleet:
     def __init__(self, spec, state_dir):
         self.spec = spec
         self.state = Path(state_dir).resolve()
-        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"])
+        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"],
+                                                            bool(m.get("cluster_classes")))
                          for m in self.spec["management_clusters"]}
 
     @classmethod
@@ -134,6 +135,8 @@ class Fleet:
         argv = [sys.executable, "-m", "capisim.controller", "--kubeconfig", str(cluster.kubeconfig("capi-controller-manager")),
                 "--capi-version", cluster.capi_version, "--log", str(cluster.dir / "controller.log"),
                 "--sync-period", str(self.spec["defaults"]["sync_period_seconds"])]
+        if cluster.topology:
+            argv.append("--topology")
         cluster.record_process("controller", procs.spawn(argv, cluster.dir / "controller.out", env=env))
 
     def rollout_objects(self, cluster):

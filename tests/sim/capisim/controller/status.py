@@ -465,8 +465,9 @@ def kcp_up_to_date(messages):
 
 # --- Cluster ------------------------------------------------------------------------------------------------------
 
-def cluster_status(cluster, kcp, mds, paused, now):
-    """Cluster status: Provisioned, control plane initialized/ready from the KCP, aggregated replica counters."""
+def cluster_status(cluster, kcp, mds, paused, now, topology=None):
+    """Cluster status: Provisioned, control plane initialized/ready from the KCP, aggregated replica counters; the
+    ``topology`` condition (TopologyReconciled) in both condition lists when given."""
     if kcp is not None:
         cp_initialized = bool(m.dig(kcp, "status", "initialized") or m.dig(kcp, "status", "initialization", "controlPlaneInitialized"))
         cp_ready = m.status_int(kcp, "readyReplicas") > 0
@@ -490,7 +491,7 @@ def cluster_status(cluster, kcp, mds, paused, now):
         c.cond("WorkersAvailable", True, "Available") if workers_available else c.cond("WorkersAvailable", False, "NotAvailable"),
         _deleting(cluster),
         paused,
-    ]
+    ] + ([topology] if topology else [])
     legacy_conditions = [
         c.cond("InfrastructureReady", True, ""),
         c.cond("ControlPlaneInitialized", True, "") if cp_initialized

@@ -116,6 +116,8 @@ class Controller:
                     keys += [_key(x) for x in self.store.controlled_by("Machine", ms)]
         elif kind == "MachineSet":
             keys += self._owner_key(obj, "MachineDeployment")
+            if event_type == "DELETED" and self.topology:  # its templates may be unused now (reconcile_topology)
+                keys += self._cluster_key(obj)
         elif kind == "Machine":
             keys += self._owner_key(obj, "MachineSet") + self._owner_key(obj, "KubeadmControlPlane")
         elif kind == "KubeadmControlPlane":

@@ -26,12 +26,12 @@ _RANDOM = re.compile(r"^[bcdfghjklmnpqrstvwxz2456789]{5}$")
 
 
 def cluster_class_spec(name="quick-start", control_plane_image=IMAGE, large_image=IMAGE + "-large"):
-    """A validated fleetspec cluster class: two worker classes, a workerImage variable patched into both workers'
-    DockerMachineTemplate customImage."""
+    """A validated fleetspec cluster class: two worker classes, a workerImage variable patched into the
+    DockerMachineTemplate customImage of default-worker only (large-worker keeps its template's image)."""
     return {"name": name, "namespace": "default", "control_plane_image": control_plane_image,
             "workers": [{"class": "default-worker", "image": IMAGE}, {"class": "large-worker", "image": large_image}],
-            "variables": [{"name": "workerImage", "default": None, "path": "/spec/template/spec/customImage",
-                           "worker_classes": ["default-worker", "large-worker"], "control_plane": False}]}
+            "variables": [{"name": "workerImage", "default": IMAGE, "path": "/spec/template/spec/customImage",
+                           "worker_classes": ["default-worker"], "control_plane": False}]}
 
 
 def workload_spec(name, mds=(("md-0", "default-worker", 1, None),), cp_replicas=1, cclass="quick-start", variables=()):
@@ -199,6 +199,15 @@ def test_cluster_variable_applies_to_every_md_and_the_override_wins():
     assert images == {"md-0": "img:cluster", "md-1": "img:md-1"}
 
 
+def test_variable_without_a_value_fails_as_upstream():
+    """v1.10.10 patches/inline/json_patch_generator.go calculateValue: a patch's variable must have a value."""
+    clazz = cluster_class_spec()
+    clazz["variables"][0]["default"] = None
+    with pytest.raises(LookupError) as err:
+        _desired(cclass_spec=clazz)
+    assert "'workerImage' has no value" in str(err.value) and "quick-start" in str(err.value)
+
+
 def test_per_md_class_change_rotates_to_the_other_class_templates():
     first = _desired()
     wc = workload_spec("c1", mds=(("md-0", "large-worker", 1, None),))
@@ -247,8 +256,9 @@ FLEET = {"defaults": {"provision_seconds": 1},
               "cluster_classes": [
                   {"name": "quick-start", "control_plane_image": IMAGE,
                    "workers": [{"class": "default-worker", "image": IMAGE}, {"class": "large-worker", "image": IMAGE + "-large"}],
-                   "variables": [{"name": "workerImage", "patch": {"path": "/spec/template/spec/customImage",
-                                                                   "worker_classes": ["default-worker", "large-worker"]}}]},
+                   "variables": [{"name": "workerImage", "default": IMAGE,
+                                  "patch": {"path": "/spec/template/spec/customImage",
+                                                                   "worker_classes": ["default-worker"]}}]},
                   {"name": "quick-start-2", "control_plane_image": "img:cp-2",
                    "workers": [{"class": "default-worker", "image": IMAGE}, {"class": "large-worker", "image": IMAGE + "-large"}]}]}
              for v in ("v1.10", "v1.13", "v1.14")]}
@@ -298,11 +308,18 @@ def _create(mgmt, wc):
     return _settled(mgmt, wc["name"])
 
 
+def _new_cluster(fleet, version, prefix, **spec):
+    """(management cluster, name, settled Cluster) of a new topology Cluster of class quick-start."""
+    mgmt = _mgmt(fleet, version)
+    name = f"{prefix}{next(_SEQ)}"
+    return mgmt, name, _create(mgmt, workload_spec(name, **spec))
+
+
 def _patch_cluster(mgmt, name, patch):
     return mgmt.api().patch_merge(_path(mgmt, "Cluster", name), patch)
 
 
-def _md_topology_patch(mgmt, cluster, **changes):
+def _md_topology_patch(cluster, **changes):
     """A merge patch replacing workers.machineDeployments with the first entry changed."""
     mds = copy.deepcopy(cluster["spec"]["topology"]["workers"]["machineDeployments"])
     mds[0].update(changes)
@@ -322,9 +339,8 @@ def _infra_of(md):
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.14"])
 def test_topology_cluster_gets_generated_objects_written_by_capi_topology(topo_fleet, version):
-    mgmt = _mgmt(topo_fleet, version)
-    name = f"gen{next(_SEQ)}"
-    cluster = _create(mgmt, workload_spec(name, mds=(("md-0", "default-worker", 1, None), ("md-1", "large-worker", 1, "img:x"))))
+    mgmt, name, cluster = _new_cluster(topo_fleet, version, "gen",
+                                       mds=(("md-0", "default-worker", 1, None), ("md-1", "default-worker", 1, "img:x")))
     topology = cluster["spec"]["topology"]
     assert (topology.get("class"), topology.get("classRef")) == (("quick-start", None) if version == "v1.10"
                                                                  else (None, {"name": "quick-start"}))
@@ -349,9 +365,7 @@ def test_topology_cluster_gets_generated_objects_written_by_capi_topology(topo_f
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.14"])
 def test_direct_change_of_a_computed_field_is_put_back(topo_fleet, version):
-    mgmt = _mgmt(topo_fleet, version)
-    name = f"back{next(_SEQ)}"
-    _create(mgmt, workload_spec(name))
+    mgmt, name, _ = _new_cluster(topo_fleet, version, "back")
     md = _topology_mds(mgmt, name)["md-0"]
     answer = mgmt.api("rollout-operator").patch_merge(_path(mgmt, "MachineDeployment", md["metadata"]["name"]),
                                                       {"spec": {"replicas": 2}})
@@ -364,11 +378,9 @@ def test_direct_change_of_a_computed_field_is_put_back(topo_fleet, version):
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.14"])
 def test_variable_override_rotates_the_template_and_removes_the_old_one_after_the_rollout(topo_fleet, version):
-    mgmt = _mgmt(topo_fleet, version)
-    name = f"rot{next(_SEQ)}"
-    cluster = _create(mgmt, workload_spec(name))
+    mgmt, name, cluster = _new_cluster(topo_fleet, version, "rot")
     old = _infra_of(_topology_mds(mgmt, name)["md-0"])
-    _patch_cluster(mgmt, name, _md_topology_patch(mgmt, cluster, variables={"overrides": [{"name": "workerImage", "value": "img:new"}]}))
+    _patch_cluster(mgmt, name, _md_topology_patch(cluster, variables={"overrides": [{"name": "workerImage", "value": "img:new"}]}))
     _settled(mgmt, name)
     md = _topology_mds(mgmt, name)["md-0"]
     new = _infra_of(md)
@@ -395,12 +407,10 @@ def test_variable_override_rotates_the_template_and_removes_the_old_one_after_th
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.14"])
 def test_per_md_class_change_and_rebase(topo_fleet, version):
-    mgmt = _mgmt(topo_fleet, version)
-    name = f"cls{next(_SEQ)}"
-    cluster = _create(mgmt, workload_spec(name))
+    mgmt, name, cluster = _new_cluster(topo_fleet, version, "cls")
     api = mgmt.api()
     md_name = _topology_mds(mgmt, name)["md-0"]["metadata"]["name"]
-    _patch_cluster(mgmt, name, _md_topology_patch(mgmt, cluster, **{"class": "large-worker"}))
+    _patch_cluster(mgmt, name, _md_topology_patch(cluster, **{"class": "large-worker"}))
     cluster = _settled(mgmt, name)
     md = _topology_mds(mgmt, name)["md-0"]
     assert md["metadata"]["name"] == md_name
@@ -425,14 +435,12 @@ def test_per_md_class_change_and_rebase(topo_fleet, version):
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.13", "v1.14"])
 def test_topology_rollout_after_reaches_the_md_and_kcp_from_v1_13(topo_fleet, version):
-    mgmt = _mgmt(topo_fleet, version)
-    name = f"ra{next(_SEQ)}"
-    cluster = _create(mgmt, workload_spec(name))
+    mgmt, name, cluster = _new_cluster(topo_fleet, version, "ra")
     after = "2030-01-01T00:00:00Z"  # in the future: nothing rolls now
     if version == "v1.10":  # v1beta1 has only a Cluster-wide topology rolloutAfter, which nothing copies
         _patch_cluster(mgmt, name, {"spec": {"topology": {"rolloutAfter": after}}})
     else:
-        patch = _md_topology_patch(mgmt, cluster, rollout={"after": after})
+        patch = _md_topology_patch(cluster, rollout={"after": after})
         patch["spec"]["topology"]["controlPlane"] = {"replicas": 1, "rollout": {"after": after}}
         _patch_cluster(mgmt, name, patch)
     _settled(mgmt, name)

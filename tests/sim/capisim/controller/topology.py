@@ -127,15 +127,15 @@ def _set_pointer(doc, pointer, value):
 
 
 def apply_patches(cclass, template, target, values):
-    """The class's inline JSON patches whose selector matches ``template`` (kind and group) and ``target``
-    ("controlPlane" or ("machineDeploymentClass", class)), with each ``valueFrom.variable`` value; a patch of a
-    variable without a value is skipped (patches/inline/json_patch_generator.go). Returns a patched copy."""
+    """The class's inline JSON patches whose selector matches ``template`` (apiVersion and kind) and ``target``
+    ("controlPlane" or ("machineDeploymentClass", class)), with each ``valueFrom.variable`` value (v1.10.10
+    internal/controllers/topology/cluster/patches/inline/json_patch_generator.go matchesSelector, calculateValue).
+    A variable without a value is an error there too (LookupError). Returns a patched copy."""
     template = copy.deepcopy(template)
-    group = template["apiVersion"].split("/", 1)[0]
     for patch in m.dig(cclass, "spec", "patches", default=[]):
         for definition in patch.get("definitions") or []:
             selector = definition.get("selector") or {}
-            if selector.get("kind") != template["kind"] or selector.get("apiVersion", "").split("/", 1)[0] != group:
+            if selector.get("kind") != template["kind"] or selector.get("apiVersion") != template["apiVersion"]:
                 continue
             match = selector.get("matchResources") or {}
             if target == "controlPlane":
@@ -144,10 +144,13 @@ def apply_patches(cclass, template, target, values):
             elif target[1] not in m.dig(match, "machineDeploymentClass", "names", default=[]):
                 continue
             for op in definition.get("jsonPatches") or []:
+                if op.get("op") not in ("add", "replace"):
+                    continue
                 name = m.dig(op, "valueFrom", "variable")
                 value = op.get("value") if name is None else values.get(name)
-                if value is None or op.get("op") not in ("add", "replace"):
-                    continue
+                if value is None:
+                    raise LookupError(f"patch {patch.get('name')} of ClusterClass {m.name(cclass)}: variable {name!r} has "
+                                      f"no value (no schema default, not set in the Cluster topology, no override)")
                 _set_pointer(template, op["path"], value)
     return template
 

@@ -357,9 +357,37 @@ def test_topology_cluster_gets_generated_objects_written_by_capi_topology(topo_f
     assert re.match(rf"^{name}-[a-z0-9]{{5}}$", cluster["spec"]["controlPlaneRef"]["name"])
     kcp = api.get(_path(mgmt, "KubeadmControlPlane", cluster["spec"]["controlPlaneRef"]["name"]))
     assert t.TOPOLOGY_MANAGER in _manager_of(kcp, "machineTemplate")
-    reconciled = next(c for c in (cluster["status"].get("conditions") if version == "v1.14" else cluster["status"]["v1beta2"]["conditions"])
-                      if c["type"] == "TopologyReconciled")
-    assert (reconciled["status"], reconciled["reason"]) == ("True", "ReconcileSucceeded")
+    assert _topology_conditions(cluster, version) == (("True", "ReconcileSucceeded"), ("True", ""))
+
+
+def _topology_conditions(cluster, version):
+    """((status, reason) of TopologyReconciled in the metav1 list, the same in the v1beta1 list)."""
+    status = cluster["status"]
+    modern, legacy = ((status["conditions"], status["deprecated"]["v1beta1"]["conditions"]) if version == "v1.14"
+                      else (status["v1beta2"]["conditions"], status["conditions"]))
+    return tuple(next((c["status"], c.get("reason", "")) for c in items if c["type"] == "TopologyReconciled")
+                 for items in (modern, legacy))
+
+
+@pytest.mark.needs_controller
+@pytest.mark.parametrize("version", ["v1.10", "v1.14"])
+def test_failed_topology_reconcile_is_reported_in_topology_reconciled(topo_fleet, version):
+    """v1.10.10 internal/controllers/topology/cluster/conditions.go: False, ReconcileFailed (v1beta1:
+    TopologyReconcileFailed, severity Error) with the error as message; nothing is created."""
+    mgmt = _mgmt(topo_fleet, version)
+    name = f"bad{next(_SEQ)}"
+    cluster = workload_objects(workload_spec(name, mds=(("md-0", "gpu-worker", 1, None),)), mgmt.api_version)[-1]
+    mgmt.api().create(collection_path(cluster), cluster)
+
+    def failed():
+        got = mgmt.api().get(_path(mgmt, "Cluster", name))
+        return got if "TopologyReconciled" in str(got.get("status")) else None
+    cluster = wait_for("TopologyReconciled", failed, 30)
+    assert _topology_conditions(cluster, version) == (("False", "ReconcileFailed"), ("False", "TopologyReconcileFailed"))
+    modern = cluster["status"]["conditions"] if version == "v1.14" else cluster["status"]["v1beta2"]["conditions"]
+    message = next(c["message"] for c in modern if c["type"] == "TopologyReconciled")
+    assert "'gpu-worker' is not a worker class of ClusterClass quick-start" in message
+    assert _topology_mds(mgmt, name) == {}
 
 
 @pytest.mark.needs_controller

@@ -499,6 +499,9 @@ def cluster_status(cluster, kcp, mds, paused, now, topology=None):
         c.cond("ControlPlaneReady", True, "") if cp_ready else c.cond("ControlPlaneReady", False, "WaitingForControlPlane", "", "Info"),
     ]
     legacy_conditions.append(_summary(legacy_conditions))
+    if topology:  # after the Ready summary, which does not count it (v1.10.10 topology/cluster/conditions.go)
+        legacy_conditions.append(c.cond("TopologyReconciled", True, "") if topology["status"] == "True" else
+                                 c.cond("TopologyReconciled", False, "TopologyReconcileFailed", topology["message"], "Error"))
     phase = "Deleting" if m.deleting(cluster) else "Provisioned"
     modern = {"workers": workers}
     if cp_counters:

@@ -41,6 +41,31 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 CRD_PATH = resource_path("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 
+# The upstream CRD files vendored per release (the upstream directories hold more, e.g. DockerCluster, MachineHealthCheck):
+# what the simulated controllers and the collection read or write, and what a ClusterClass references (the
+# ClusterClass itself, its control-plane template and its infrastructure-cluster template). Each CRD adds to the
+# time a fleet takes to start (docs/simulator-fidelity.md, "Topology").
+VENDORED_FILES = (
+    "bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml",
+    "cluster.x-k8s.io_clusterclasses.yaml",
+    "cluster.x-k8s.io_clusters.yaml",
+    "cluster.x-k8s.io_machinedeployments.yaml",
+    "cluster.x-k8s.io_machinepools.yaml",
+    "cluster.x-k8s.io_machines.yaml",
+    "cluster.x-k8s.io_machinesets.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockermachinetemplates.yaml",
+)
+# Installed only on management clusters whose fleet spec declares ClusterClasses: they add about 3 s (30 %) to the
+# start of a management cluster (9.5 s -> 12.5 s, measured on v1.10 and v1.14, 2 cores).
+TOPOLOGY_FILES = (
+    "cluster.x-k8s.io_clusterclasses.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
+)
+
 _HOW_TO_GET = """Cluster API CRDs not found for {version}: looked for {wanted}.
 The reduced CRDs of every supported release are part of this repository, in tests/crds/<release>/ (see
 tests/crds/PROVENANCE.md): restore them from git, or regenerate them from upstream originals with
@@ -231,32 +256,6 @@ def _changes(upstream_file):
     words += [f"{cel} CEL rule(s)"] if cel else []
     words += [f"{empty} `default: \"\"`"] if empty else []
     return "; ".join(words + other) or "nothing (re-serialised only)"
-
-
-# The upstream CRD files vendored per release (the upstream directories hold more, e.g. DockerCluster, MachineHealthCheck):
-# what the simulated controllers and the collection read or write, and what a ClusterClass references (the
-# ClusterClass itself, its control-plane template and its infrastructure-cluster template). Each CRD adds to the
-# time a fleet takes to start (docs/simulator-fidelity.md, "Topology").
-VENDORED_FILES = (
-    "bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml",
-    "cluster.x-k8s.io_clusterclasses.yaml",
-    "cluster.x-k8s.io_clusters.yaml",
-    "cluster.x-k8s.io_machinedeployments.yaml",
-    "cluster.x-k8s.io_machinepools.yaml",
-    "cluster.x-k8s.io_machines.yaml",
-    "cluster.x-k8s.io_machinesets.yaml",
-    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml",
-    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
-    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
-    "infrastructure.cluster.x-k8s.io_dockermachinetemplates.yaml",
-)
-# Installed only on management clusters whose fleet spec declares ClusterClasses: they add about 3 s (30 %) to the
-# start of a management cluster (9.5 s -> 12.5 s, measured on v1.10 and v1.14, 2 cores).
-TOPOLOGY_FILES = (
-    "cluster.x-k8s.io_clusterclasses.yaml",
-    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
-    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
-)
 
 
 def vendor(upstream_root, dest_root=VENDORED):

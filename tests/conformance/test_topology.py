@@ -478,3 +478,24 @@ def test_topology_rollout_after_reaches_the_md_and_kcp_from_v1_13(topo_fleet, ve
         assert "rolloutAfter" not in md["spec"] and "rolloutAfter" not in kcp["spec"]
     else:
         assert (m.dig(md, "spec", "rollout", "after"), m.dig(kcp, "spec", "rollout", "after")) == (after, after)
+
+
+@pytest.mark.needs_controller
+def test_labels_only_topology_owned_cluster_is_left_alone(topo_fleet):
+    """fleet spec topology_owned (demo shop-prod / lab-dev): its ClusterClass does not exist, so the topology
+    controller writes nothing (upstream would report TopologyReconciled False; kept so the demo's result holds)."""
+    mgmt = _mgmt(topo_fleet, "v1.14")
+    name = f"lbl{next(_SEQ)}"
+    wc = dict(workload_spec(name), topology=None, topology_owned=True,
+              machine_deployments=[{"name": "md-0", "replicas": 1, "provision_seconds": 1, "failure_domain": None,
+                                    "image": IMAGE, "strategy": {"type": "RollingUpdate", "max_surge": 1, "max_unavailable": 0}}])
+    api = mgmt.api()
+    for obj in workload_objects(wc, mgmt.api_version):
+        api.create(collection_path(obj), obj)
+    md = wait_for("MachineDeployment complete", lambda: (lambda x: x if readiness.is_complete(x, mgmt.api_version) else None)(
+        api.get(_path(mgmt, "MachineDeployment", f"{name}-md-0"))), 30)
+    assert md["metadata"]["labels"][t.OWNED] == ""  # positive control: it is a topology-labelled object
+    assert all(e["manager"] != t.TOPOLOGY_MANAGER for e in md["metadata"]["managedFields"])
+    cluster = api.get(_path(mgmt, "Cluster", name))
+    assert "TopologyReconciled" not in str(cluster.get("status"))
+    assert cluster["spec"]["controlPlaneRef"]["name"] == f"{name}-control-plane"

@@ -46,9 +46,11 @@ def workload_spec(name, mds=(("md-0", "default-worker", 1, None),), cp_replicas=
 
 # --- an in-memory world for the pure desired state ---------------------------------------------------------------
 
-def _world(api_version, cclass_spec=None):
-    """(ClusterClass, get_template) as served: the fleet's class objects with a namespace and uids."""
+def _world(api_version, cclass_spec=None, decorate=None):
+    """(ClusterClass, get_template): the fleet's class objects; ``decorate(objects)`` may change them first."""
     objects = cluster_class_objects(cclass_spec or cluster_class_spec(), api_version)
+    if decorate:
+        decorate(objects)
     templates = {(o["kind"], o["metadata"]["name"]): o for o in objects if o["kind"].endswith("Template")}
     cclass = next(o for o in objects if o["kind"] == "ClusterClass")
     return cclass, lambda kind, name: templates.get((kind, name))
@@ -71,8 +73,8 @@ def _current_of(state):
                                     for n, d in state.machine_deployments.items()}}
 
 
-def _desired(api_version="v1beta2", wc=None, current=None, rollout_after=True, cclass_spec=None, seed=1):
-    cclass, get_template = _world(api_version, cclass_spec)
+def _desired(api_version="v1beta2", wc=None, current=None, rollout_after=True, cclass_spec=None, seed=1, decorate=None):
+    cclass, get_template = _world(api_version, cclass_spec, decorate)
     return t.desired_state(_cluster(api_version, wc), cclass, get_template, current or {}, rollout_after, random.Random(seed))
 
 
@@ -105,6 +107,31 @@ def test_default_name_templates_and_template_prefixes():
     assert t.md_template_prefix("c1", "md-0") == "c1-md-0-" and t.control_plane_template_prefix("c1") == "c1-"
     long_name = t.generate_name("x" * 70, rng)  # SimpleNameGenerator: base cut to 58, plus 5
     assert long_name.startswith("x" * 58) and len(long_name) == 63
+
+
+# --- exp/topology/desiredstate/desired_state_test.go (v1.14.0), TestTemplateToTemplate (line 3544) --------------
+
+def test_template_to_template_case_generates_a_template_from_a_template():
+    """case "Generates a template from a template" (assertTemplateToTemplate): same apiVersion and kind, a name with
+    the cluster's prefix, the Cluster's namespace, cluster-name and owned labels (the template's own kept),
+    cloned-from annotations, no last-applied-configuration, the template's spec."""
+    def decorate(objects):
+        source = next(o for o in objects if o["metadata"]["name"] == "quick-start-control-plane"
+                      and o["kind"] == "DockerMachineTemplate")
+        source["metadata"].update(labels={"team": "a"}, annotations={m.LAST_APPLIED: "foo", "note": "kept"})
+    clone = _desired(decorate=decorate).control_plane_infra
+    assert (clone["apiVersion"], clone["kind"]) == (f"{INFRA}/v1beta2", "DockerMachineTemplate")
+    assert clone["metadata"]["name"].startswith("c1-") and clone["metadata"]["namespace"] == "default"
+    assert clone["metadata"]["labels"] == {"team": "a", m.CLUSTER_NAME: "c1", t.OWNED: ""}
+    assert clone["metadata"]["annotations"] == {"note": "kept", m.CLONED_FROM_NAME: "quick-start-control-plane",
+                                                m.CLONED_FROM_GROUPKIND: f"DockerMachineTemplate.{INFRA}"}
+    assert clone["spec"] == {"template": {"spec": {"customImage": IMAGE}}}
+
+
+def test_template_to_template_case_keeps_the_name_of_the_current_reference():
+    """case "Overrides the generated name if there is already a reference": an unchanged template keeps its name."""
+    first = _desired()
+    assert m.name(_desired(current=_current_of(first), seed=2).control_plane_infra) == m.name(first.control_plane_infra)
 
 
 # --- exp/topology/desiredstate/desired_state_test.go (v1.14.0), cases of TestComputeMachineDeployment -----------

@@ -197,11 +197,15 @@ class _Desired:
         patched = apply_patches(self.cclass, source, target, values)
         if current is not None and current["kind"] == source["kind"] and contains(current.get("spec"), patched["spec"]):
             return current
+        # templateToTemplate: the class template's own labels and annotations, the topology labels and cloned-from
+        # annotations enforced, kubectl's last-applied-configuration dropped
+        annotations = {k: v for k, v in m.annotations(source).items() if k != m.LAST_APPLIED}
+        annotations.update({m.CLONED_FROM_NAME: m.name(source),
+                            m.CLONED_FROM_GROUPKIND: f"{source['kind']}.{source['apiVersion'].split('/', 1)[0]}"})
         return {"apiVersion": source["apiVersion"], "kind": source["kind"],
                 "metadata": {"name": generate_name(prefix, self.rng), "namespace": self.ns,
-                             "labels": self.labels(topology_name), "ownerReferences": self.owner(),
-                             "annotations": {m.CLONED_FROM_NAME: m.name(source),
-                                             m.CLONED_FROM_GROUPKIND: f"{source['kind']}.{source['apiVersion'].split('/', 1)[0]}"}},
+                             "labels": dict(m.labels(source), **self.labels(topology_name)),
+                             "ownerReferences": self.owner(), "annotations": annotations},
                 "spec": copy.deepcopy(patched["spec"])}
 
     def control_plane(self, source, infra, current):

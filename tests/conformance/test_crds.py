@@ -24,6 +24,17 @@ def test_each_release_loads_reduced(capi_version, served):
     assert crds.api_version(capi_version) == served
 
 
+@pytest.mark.parametrize("capi_version,served", [("v1.10", "v1beta1"), ("v1.11", "v1beta2"), ("v1.14", "v1beta2")])
+def test_topology_crds_only_when_asked(capi_version, served):
+    """ClusterClass and the template kinds a class references come only with topology=True (fleets that declare
+    cluster_classes): they cost about 3 s per management cluster start."""
+    loaded = crds.load_crds(capi_version, topology=True)
+    assert {c["spec"]["names"]["kind"] for c in loaded} == KINDS | {"ClusterClass", "KubeadmControlPlaneTemplate",
+                                                                   "DockerClusterTemplate"}
+    for crd in loaded:
+        assert [v["name"] for v in crd["spec"]["versions"] if v["served"]] == [served]
+
+
 def test_missing_crds_explain_where_to_get_them(tmp_path, monkeypatch):
     monkeypatch.setenv("CAPI_CRDS_DIR", str(tmp_path))
     with pytest.raises(RuntimeError) as err:
@@ -40,7 +51,7 @@ def test_release_assets_with_other_objects_are_accepted(tmp_path, monkeypatch):
     target = tmp_path / "capi-v1.10.10"
     target.mkdir()
     docs = ["apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n"]
-    docs += [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.yaml"))]
+    docs += [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.yaml")) if p.name not in crds.TOPOLOGY_FILES]
     (target / "core-components.yaml").write_text("\n---\n".join(docs), encoding="utf-8")
     monkeypatch.setenv("CAPI_CRDS_DIR", str(tmp_path))
     assert len(crds.load_crds("v1.10")) == len(KINDS)

@@ -4,6 +4,7 @@ import copy
 from pathlib import Path
 
 import pytest
+import yaml
 
 from capisim.fleetspec import FleetSpecError, load_fleet, validate
 
@@ -131,3 +132,49 @@ def test_defaults_are_filled_in():
 @pytest.mark.parametrize("path", sorted(FLEETS.glob("*.yml")), ids=lambda p: p.name)
 def test_shipped_fleets_are_valid(path):
     assert load_fleet(str(path))["management_clusters"]
+
+
+TOPOLOGY = FLEETS / "topology.yml"
+P_TWC = "management_clusters[0].workload_clusters[0]"
+
+
+@pytest.mark.parametrize("change,expected", [
+    (lambda s: s["management_clusters"][0]["workload_clusters"][0]["topology"].update({"class": "nope"}),
+     f"{P_TWC}.topology.class: no ClusterClass 'nope' in namespace 'default' among this management cluster's "
+     "cluster_classes (quick-start)"),
+    (lambda s: s["management_clusters"][0]["workload_clusters"][0]["machine_deployments"][0].update({"class": "gpu"}),
+     f"{P_TWC}.machine_deployments[0].class: 'gpu' is not a worker class of ClusterClass 'quick-start' "
+     "(its classes: default-worker, large-worker)"),
+    (lambda s: s["management_clusters"][0]["workload_clusters"][0]["machine_deployments"][1]["variables"]["overrides"][0]
+     .update({"name": "osImage"}),
+     f"{P_TWC}.machine_deployments[1].variables.overrides[0].name: 'osImage' is not a variable of the ClusterClass "
+     "(its variables: workerImage)"),
+    (lambda s: s["management_clusters"][0]["workload_clusters"][0]["machine_deployments"][0].update({"strategy": None}),
+     f"{P_TWC}.machine_deployments[0].strategy: unknown key (allowed: name, class, replicas, variables, provision_seconds)"),
+    (lambda s: s["management_clusters"][0]["workload_clusters"][0].update({"topology_owned": True}),
+     f"{P_TWC}.topology_owned: labels-only topology_owned cannot be combined with a real topology"),
+    (lambda s: s["management_clusters"][0]["cluster_classes"][0]["variables"][0]["patch"].update({"path": "customImage"}),
+     "management_clusters[0].cluster_classes[0].variables[0].patch.path: must be a JSON pointer into the template's "
+     "spec, like /spec/template/spec/customImage"),
+    (lambda s: s["management_clusters"][0]["cluster_classes"][0]["variables"][0]["patch"].update({"worker_classes": ["x"]}),
+     "management_clusters[0].cluster_classes[0].variables[0].patch.worker_classes: 'x' is not a worker class of this "
+     "ClusterClass"),
+])
+def test_topology_mistakes_are_reported_by_path(change, expected):
+    spec = yaml.safe_load(TOPOLOGY.read_text(encoding="utf-8"))
+    change(spec)
+    with pytest.raises(FleetSpecError) as err:
+        validate(spec)
+    assert expected in err.value.errors
+
+
+def test_topology_fleet_is_filled_in():
+    mgmt = load_fleet(str(TOPOLOGY))["management_clusters"][0]
+    (cclass,) = mgmt["cluster_classes"]
+    assert [w["class"] for w in cclass["workers"]] == ["default-worker", "large-worker"]
+    assert cclass["variables"][0]["default"] == "kindest/node:v1.30.4"
+    wc = mgmt["workload_clusters"][0]
+    assert wc["topology"] == {"class": "quick-start", "variables": []}
+    assert [(md["name"], md["class"], md["replicas"], md["overrides"]) for md in wc["machine_deployments"]] == [
+        ("md-0", "default-worker", 2, []),
+        ("md-1", "default-worker", 1, [{"name": "workerImage", "value": "kindest/node:v1.30.4-custom"}])]

@@ -121,9 +121,11 @@ def _wait_tcp(port, timeout, what):
 class ManagementCluster:
     """A management cluster's state directory and processes; see the module docstring."""
 
-    def __init__(self, name, state_root, capi_version):
+    def __init__(self, name, state_root, capi_version, topology=False):
         self.name = name
         self.capi_version = capi_version
+        # also install the ClusterClass CRDs (capisim.crds.TOPOLOGY_FILES) and run the topology controller
+        self.topology = topology
         self.dir = Path(state_root).resolve() / name
         self.info_file = self.dir / "cluster.json"
 
@@ -211,7 +213,7 @@ class ManagementCluster:
         returns the cluster.json data."""
         started = time.monotonic()
         # fails early, before any process, when CRDs are missing
-        crd_list = crds.with_admission_rules(crds.load_crds(self.capi_version), self.capi_version)
+        crd_list = crds.with_admission_rules(crds.load_crds(self.capi_version, self.topology), self.capi_version)
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)

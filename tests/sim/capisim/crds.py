@@ -4,7 +4,7 @@ The reduced CRDs live in this repository: ``tests/crds/<release>/`` holds, per C
 RELEASES), one file per upstream CRD file, already reduced; ``tests/crds/PROVENANCE.md`` and
 ``tests/crds/provenance.yml`` record where each came from (tag, commit, path, sha256 before and
 after) and the upstream licence. ``vendor()`` (``python -m capisim crds-vendor --upstream DIR``)
-regenerates them from upstream originals. $CAPI_CRDS_DIR may point at a directory of upstream
+regenerates them from upstream originals (the files of VENDORED_FILES). $CAPI_CRDS_DIR may point at a directory of upstream
 originals instead (one subdirectory per release, same names); they are then reduced on loading.
 Reducing is idempotent, so load_crds() reduces whatever it loads.
 
@@ -40,6 +40,31 @@ UPSTREAM_REPOSITORY = "https://github.com/kubernetes-sigs/cluster-api"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 CRD_PATH = resource_path("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+
+# The upstream CRD files vendored per release (the upstream directories hold more, e.g. DockerCluster, MachineHealthCheck):
+# what the simulated controllers and the collection read or write, and what a ClusterClass references (the
+# ClusterClass itself, its control-plane template and its infrastructure-cluster template). Each CRD adds to the
+# time a fleet takes to start (docs/simulator-fidelity.md, "Topology").
+VENDORED_FILES = (
+    "bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml",
+    "cluster.x-k8s.io_clusterclasses.yaml",
+    "cluster.x-k8s.io_clusters.yaml",
+    "cluster.x-k8s.io_machinedeployments.yaml",
+    "cluster.x-k8s.io_machinepools.yaml",
+    "cluster.x-k8s.io_machines.yaml",
+    "cluster.x-k8s.io_machinesets.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockermachinetemplates.yaml",
+)
+# Installed only on management clusters whose fleet spec declares ClusterClasses: they add about 3 s (30 %) to the
+# start of a management cluster (9.5 s -> 12.5 s, measured on v1.10 and v1.14, 2 cores).
+TOPOLOGY_FILES = (
+    "cluster.x-k8s.io_clusterclasses.yaml",
+    "controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml",
+    "infrastructure.cluster.x-k8s.io_dockerclustertemplates.yaml",
+)
 
 _HOW_TO_GET = """Cluster API CRDs not found for {version}: looked for {wanted}.
 The reduced CRDs of every supported release are part of this repository, in tests/crds/<release>/ (see
@@ -125,14 +150,16 @@ def _read_crds(path):
         return [doc for doc in yaml.load_all(handle, Loader=_LOADER) if doc and doc.get("kind") == "CustomResourceDefinition"]
 
 
-def load_crds(capi_version):
-    """All CustomResourceDefinitions of a release, reduced; sorted by name for stable installs.
+def load_crds(capi_version, topology=False):
+    """All CustomResourceDefinitions of a release, reduced; sorted by name for stable installs. Those of
+    TOPOLOGY_FILES (ClusterClass and the templates it references) only with ``topology``.
 
     The files in tests/crds are already reduced (reducing again changes nothing); originals from
     $CAPI_CRDS_DIR are reduced here."""
     crds = []
     for path in sorted(crds_dir(capi_version).glob("*.yaml")):
-        crds.extend(_read_crds(path))
+        if topology or path.name not in TOPOLOGY_FILES:
+            crds.extend(_read_crds(path))
     return sorted((reduce_crd(c) for c in crds), key=lambda c: c["metadata"]["name"])
 
 
@@ -234,14 +261,16 @@ def _changes(upstream_file):
 def vendor(upstream_root, dest_root=VENDORED):
     """Regenerate tests/crds from upstream originals (one directory per release, with a SOURCES.md): the reduced file
     of every upstream file of every release in RELEASES, provenance.yml and PROVENANCE.md. Every original must be
-    listed in <upstream_root>/SOURCES.md (else in the committed provenance.yml) with its sha256. Returns the entries."""
+    listed in <upstream_root>/SOURCES.md (else in the committed provenance.yml) with its sha256. Only the files of
+    VENDORED_FILES are taken. Returns the entries."""
     upstream_root, dest_root = Path(upstream_root), Path(dest_root)
     sources = _upstream_sources(upstream_root)
     entries, changes = [], {}
     for release_dir in sorted({release.crds for release in RELEASES.values()}):
-        originals = sorted((upstream_root / release_dir).glob("*.yaml"))
-        if not originals:
-            raise RuntimeError(f"no upstream CRD files in {upstream_root / release_dir}")
+        originals = [upstream_root / release_dir / name for name in VENDORED_FILES]
+        missing = [str(path) for path in originals if not path.is_file()]
+        if missing:
+            raise RuntimeError(f"upstream CRD files missing: {', '.join(missing)}")
         target = dest_root / release_dir
         target.mkdir(parents=True, exist_ok=True)
         for stale in sorted({p.name for p in target.glob("*.yaml")} - {p.name for p in originals}):

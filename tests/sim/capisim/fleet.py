@@ -26,7 +26,7 @@ from . import crds, procs, readiness
 from .cluster import ManagementCluster, kube_bin_dir
 from .fleetspec import load_fleet
 from .kubeapi import ApiError, resource_path
-from .objects import KINDS, collection_path, workload_objects
+from .objects import KINDS, cluster_class_objects, collection_path, workload_objects
 from .progress import progress
 
 SIM_DIR = Path(__file__).resolve().parents[1]  # tests/sim, put on the controller's PYTHONPATH
@@ -44,7 +44,8 @@ class Fleet:
     def __init__(self, spec, state_dir):
         self.spec = spec
         self.state = Path(state_dir).resolve()
-        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"])
+        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"],
+                                                            bool(m.get("cluster_classes")))
                          for m in self.spec["management_clusters"]}
 
     @classmethod
@@ -106,16 +107,19 @@ class Fleet:
         if controller:
             self._start_controller(cluster)
         admin = cluster.api("admin")
-        wcs = self._mgmt_spec(cluster.name)["workload_clusters"]
+        mgmt = self._mgmt_spec(cluster.name)
+        wcs = mgmt["workload_clusters"]
+        version = crds.api_version(cluster.capi_version)
+        objects = [obj for cc in mgmt.get("cluster_classes") or [] for obj in cluster_class_objects(cc, version)]
+        objects += [obj for wc in wcs for obj in workload_objects(wc, version)]
         count = 0
-        for wc in wcs:
-            for obj in workload_objects(wc, crds.api_version(cluster.capi_version)):
-                try:
-                    admin.create(collection_path(obj), obj)
-                    count += 1
-                except ApiError as err:
-                    if err.status != 409:  # a namespace shared by several workload clusters
-                        raise
+        for obj in objects:
+            try:
+                admin.create(collection_path(obj), obj)
+                count += 1
+            except ApiError as err:
+                if err.status != 409:  # a namespace shared by several workload clusters
+                    raise
         progress(f"{cluster.name}: created {count} objects for {len(wcs)} workload cluster(s)")
 
     def _pause_clusters(self, cluster):
@@ -134,6 +138,8 @@ class Fleet:
         argv = [sys.executable, "-m", "capisim.controller", "--kubeconfig", str(cluster.kubeconfig("capi-controller-manager")),
                 "--capi-version", cluster.capi_version, "--log", str(cluster.dir / "controller.log"),
                 "--sync-period", str(self.spec["defaults"]["sync_period_seconds"])]
+        if cluster.topology:
+            argv.append("--topology")
         cluster.record_process("controller", procs.spawn(argv, cluster.dir / "controller.out", env=env))
 
     def rollout_objects(self, cluster):
@@ -160,6 +166,9 @@ class Fleet:
                 version = crds.api_version(cluster.capi_version)
                 pending.extend(f"{cluster.name}: {readiness.describe(o, version)}"
                                for o in self.rollout_objects(cluster) if not readiness.is_complete(o, version))
+                pending.extend(f"{cluster.name}: Cluster {wc['namespace']}/{wc['name']}: topology not reconciled yet"
+                               for wc in self._mgmt_spec(cluster.name)["workload_clusters"]
+                               if wc.get("topology") and not self._topology_reconciled(cluster, wc, version))
             if not pending:
                 return
             if time.monotonic() > deadline:
@@ -168,6 +177,12 @@ class Fleet:
                 progress(f"waiting for {len(pending)} rollout(s), e.g. {pending[0]}")
                 next_report = time.monotonic() + 5
             time.sleep(0.5)
+
+    @staticmethod
+    def _topology_reconciled(cluster, wc, version):
+        group, plural = KINDS["Cluster"]
+        obj = cluster.api("admin").get(resource_path(group, version, plural, wc["namespace"], wc["name"]))
+        return readiness.topology_reconciled(obj, version)
 
     def _write_inventory(self):
         hosts = {}

@@ -13,11 +13,31 @@ default filled in. Schema (also in tests/fleets/README.md)::
     management_clusters:                   # at least one
       - name: mgmt-a                       # DNS label, unique
         capi_version: v1.10                # v1.10 (serves v1beta1) | v1.11 | v1.12.3 | v1.12 | v1.13 | v1.14 (capisim/releases.py)
+        cluster_classes:                   # default []; when any, the ClusterClass CRDs are installed and the
+                                           # topology controller runs (capisim/controller/topology.py)
+          - name: quick-start              # DNS label, unique
+            namespace: default             # default "default"
+            control_plane_image: kindest/node:v1.30.4   # customImage of the control plane's DockerMachineTemplate
+            workers:                       # worker (MachineDeployment) classes, at least one
+              - class: default-worker      # DNS label, unique in the class
+                image: kindest/node:v1.30.4  # customImage of its DockerMachineTemplate
+            variables:                     # default []
+              - name: workerImage          # unique in the class
+                default: null              # optional schema default (string)
+                patch:                     # a JSON patch (op replace) of the variable onto DockerMachineTemplates
+                  path: /spec/template/spec/customImage
+                  worker_classes: [default-worker]   # default []: the infrastructure templates of these classes
+                  control_plane: false     # and/or the control plane's machine infrastructure template
         workload_clusters:                 # default []
           - name: prod-1                   # DNS label, unique in its management cluster
             namespace: team-a              # default "default"
             kubernetes_version: v1.30.4    # "v" is added when missing, as CAPI's webhook does
-            topology_owned: false          # ClusterClass-managed (topology.cluster.x-k8s.io/owned labels)
+            topology_owned: false          # labels only: topology.cluster.x-k8s.io/owned labels and a spec.topology
+                                           # naming a ClusterClass that does not exist (nothing reconciles it)
+            topology:                      # optional: a real topology Cluster; the topology controller creates its
+                                           # KubeadmControlPlane, MachineDeployments and templates
+              class: quick-start           # a cluster_classes entry of this management cluster, same namespace
+              variables: []                # [{name, value}] Cluster-wide variable values
             paused: false                  # Cluster.spec.paused
             provision_seconds: 1           # optional, overrides defaults.provision_seconds
             deletion_seconds: 2            # optional, overrides defaults.deletion_seconds
@@ -25,7 +45,11 @@ default filled in. Schema (also in tests/fleets/README.md)::
               replicas: 3                  # >= 1
               max_surge: 1                 # 0 or 1 (default 1); 0 needs replicas >= 3
             machine_deployments:           # default []
-              - name: md-0                 # DNS label; the object is named <cluster>-<name>
+              - name: md-0                 # DNS label; the object is named <cluster>-<name> (with topology: the
+                                           # topology name; the object gets a generated name <cluster>-<name>-xxxxx)
+                class: default-worker      # with topology only, required: a worker class of the ClusterClass
+                variables:                 # with topology only: {overrides: [{name, value}]}
+                  overrides: []
                 replicas: 3                # >= 0, default 1
                 strategy:                  # default {type: RollingUpdate, max_surge: 1, max_unavailable: 0}
                   type: RollingUpdate      # RollingUpdate | OnDelete (OnDelete takes no max_*)
@@ -147,7 +171,46 @@ def _strategy(chk, value, path):
     return {"type": "RollingUpdate", "max_surge": surge, "max_unavailable": unavailable}
 
 
-def _machine_deployment(chk, md, path, cluster):
+def _values(chk, value, path, known):
+    """[{name, value}] variable values; names must be variables of the class (``known``)."""
+    result = []
+    for index, item in enumerate(chk.seq(value, path)):
+        if chk.mapping(item, f"{path}[{index}]", ["name", "value"], []) is None:
+            continue
+        if known is not None and item["name"] not in known:
+            chk.error(f"{path}[{index}].name", f"{item['name']!r} is not a variable of the ClusterClass "
+                                               f"(its variables: {', '.join(sorted(known)) or 'none'})")
+        result.append({"name": item["name"], "value": item["value"]})
+    chk.unique(result, path, "variable")
+    return result
+
+
+def _topology_md(chk, md, path, cluster, cclass):
+    if chk.mapping(md, path, ["name", "class"], ["replicas", "variables", "provision_seconds"]) is None:
+        return None
+    worker_classes = [w["class"] for w in cclass["workers"]] if cclass else None
+    if worker_classes is not None and md.get("class") not in worker_classes:
+        chk.error(f"{path}.class", f"{md.get('class')!r} is not a worker class of ClusterClass {cclass['name']!r} "
+                                   f"(its classes: {', '.join(worker_classes)})")
+    variables = md.get("variables") or {}
+    overrides = []
+    if chk.mapping(variables, f"{path}.variables", [], ["overrides"]) is not None:
+        known = {v["name"] for v in cclass["variables"]} if cclass else None
+        overrides = _values(chk, variables.get("overrides", []), f"{path}.variables.overrides", known)
+    return {
+        # the generated name <cluster>-<name>-xxxxx must fit 63 characters (names.MachineDeploymentNameGenerator)
+        "name": chk.dns_label(md.get("name"), f"{path}.name", _MAX_LABEL - len(cluster["name"] or "") - 7),
+        "class": md.get("class"),
+        "replicas": chk.integer(md.get("replicas", 1), f"{path}.replicas"),
+        "overrides": overrides,
+        "provision_seconds": chk.integer(md["provision_seconds"], f"{path}.provision_seconds")
+        if "provision_seconds" in md else cluster["provision_seconds"],
+    }
+
+
+def _machine_deployment(chk, md, path, cluster, cclass=None):
+    if cluster["topology"] is not None:
+        return _topology_md(chk, md, path, cluster, cclass)
     keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template"]
     if chk.mapping(md, path, ["name"], keys) is None:
         return None
@@ -187,9 +250,57 @@ def _control_plane(chk, value, path):
     return {"replicas": replicas, "max_surge": surge}
 
 
-def _workload_cluster(chk, wc, path, defaults):
+def _topology(chk, value, path, classes, namespace):
+    """(topology or None, its ClusterClass or None)"""
+    if value is None:
+        return None, None
+    if chk.mapping(value, path, ["class"], ["variables"]) is None:
+        return None, None
+    cclass = classes.get((namespace, value.get("class")))
+    if cclass is None:
+        chk.error(f"{path}.class", f"no ClusterClass {value.get('class')!r} in namespace {namespace!r} among this "
+                                   f"management cluster's cluster_classes ({', '.join(n for _, n in sorted(classes)) or 'none'})")
+    known = {v["name"] for v in cclass["variables"]} if cclass else None
+    return {"class": value.get("class"), "variables": _values(chk, value.get("variables", []), f"{path}.variables", known)}, cclass
+
+
+def _cluster_class(chk, value, path):
+    if chk.mapping(value, path, ["name", "workers"], ["namespace", "control_plane_image", "variables"]) is None:
+        return None
+    workers = []
+    for index, worker in enumerate(chk.seq(value.get("workers"), f"{path}.workers", min_items=1)):
+        wpath = f"{path}.workers[{index}]"
+        if chk.mapping(worker, wpath, ["class"], ["image"]) is not None:
+            workers.append({"class": chk.dns_label(worker.get("class"), f"{wpath}.class"),
+                            "image": worker.get("image") or "kindest/node:v1.30.4"})
+    chk.unique([{"name": w["class"]} for w in workers], f"{path}.workers", "worker class")
+    variables = []
+    for index, var in enumerate(chk.seq(value.get("variables", []), f"{path}.variables")):
+        vpath = f"{path}.variables[{index}]"
+        if chk.mapping(var, vpath, ["name", "patch"], ["default"]) is None:
+            continue
+        patch = var.get("patch")
+        if chk.mapping(patch, f"{vpath}.patch", ["path"], ["worker_classes", "control_plane"]) is None:
+            continue
+        if not isinstance(patch.get("path"), str) or not patch["path"].startswith("/spec/"):
+            chk.error(f"{vpath}.patch.path", "must be a JSON pointer into the template's spec, like /spec/template/spec/customImage")
+        targets = chk.seq(patch.get("worker_classes", []), f"{vpath}.patch.worker_classes")
+        for name in targets:
+            if name not in [w["class"] for w in workers]:
+                chk.error(f"{vpath}.patch.worker_classes", f"{name!r} is not a worker class of this ClusterClass")
+        variables.append({"name": var["name"], "default": var.get("default"), "path": patch.get("path"),
+                          "worker_classes": list(targets),
+                          "control_plane": chk.boolean(patch.get("control_plane", False), f"{vpath}.patch.control_plane")})
+    chk.unique(variables, f"{path}.variables", "variable")
+    return {"name": chk.dns_label(value.get("name"), f"{path}.name"),
+            "namespace": chk.dns_label(value.get("namespace", "default"), f"{path}.namespace"),
+            "control_plane_image": value.get("control_plane_image") or "kindest/node:v1.30.4",
+            "workers": workers, "variables": variables}
+
+
+def _workload_cluster(chk, wc, path, defaults, classes):
     optional = ["namespace", "topology_owned", "paused", "provision_seconds", "deletion_seconds", "control_plane",
-                "machine_deployments"]
+                "machine_deployments", "topology"]
     if chk.mapping(wc, path, ["name", "kubernetes_version"], optional) is None:
         return None
     version = wc.get("kubernetes_version")
@@ -209,9 +320,12 @@ def _workload_cluster(chk, wc, path, defaults):
            for key in ("provision_seconds", "deletion_seconds")},
         "control_plane": _control_plane(chk, wc.get("control_plane"), f"{path}.control_plane"),
     }
+    cluster["topology"], cclass = _topology(chk, wc.get("topology"), f"{path}.topology", classes, cluster["namespace"])
+    if cluster["topology"] is not None and cluster["topology_owned"]:
+        chk.error(f"{path}.topology_owned", "labels-only topology_owned cannot be combined with a real topology")
     mds = chk.seq(wc.get("machine_deployments", []), f"{path}.machine_deployments")
     chk.unique(mds, f"{path}.machine_deployments", "machine deployment")
-    cluster["machine_deployments"] = [_machine_deployment(chk, md, f"{path}.machine_deployments[{i}]", cluster)
+    cluster["machine_deployments"] = [_machine_deployment(chk, md, f"{path}.machine_deployments[{i}]", cluster, cclass)
                                       for i, md in enumerate(mds)]
     return cluster
 
@@ -232,8 +346,12 @@ def validate(data):
     result = []
     for index, mgmt in enumerate(mgmts):
         path = f"management_clusters[{index}]"
-        if chk.mapping(mgmt, path, ["name", "capi_version"], ["workload_clusters"]) is None:
+        if chk.mapping(mgmt, path, ["name", "capi_version"], ["workload_clusters", "cluster_classes"]) is None:
             continue
+        ccs = chk.seq(mgmt.get("cluster_classes", []), f"{path}.cluster_classes")
+        chk.unique(ccs, f"{path}.cluster_classes", "cluster class")
+        classes = [_cluster_class(chk, cc, f"{path}.cluster_classes[{i}]") for i, cc in enumerate(ccs)]
+        by_name = {(c["namespace"], c["name"]): c for c in classes if c}
         if mgmt.get("capi_version") not in CAPI_VERSIONS:
             chk.error(f"{path}.capi_version", f"must be one of {', '.join(CAPI_VERSIONS)}")
         wcs = chk.seq(mgmt.get("workload_clusters", []), f"{path}.workload_clusters")
@@ -241,7 +359,8 @@ def validate(data):
         result.append({
             "name": chk.dns_label(mgmt.get("name"), f"{path}.name"),
             "capi_version": mgmt.get("capi_version"),
-            "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", filled)
+            "cluster_classes": classes,
+            "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", filled, by_name)
                                   for i, wc in enumerate(wcs)],
         })
     if chk.errors:

@@ -155,6 +155,11 @@ class KubeAPI:
     def patch_merge(self, path, patch):
         return self.request("PATCH", path, patch, content_type="application/merge-patch+json")
 
+    def apply(self, path, obj, field_manager, force=False):
+        """Server-side apply of ``obj`` (JSON is YAML) as ``field_manager``; force takes over conflicting fields."""
+        params = {"fieldManager": field_manager, "force": "true" if force else None}
+        return self.request("PATCH", path, obj, params=params, content_type="application/apply-patch+yaml")
+
     def patch_json(self, path, ops):
         return self.request("PATCH", path, ops, content_type="application/json-patch+json")
 

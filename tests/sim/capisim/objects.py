@@ -37,6 +37,9 @@ KINDS = {
     "KubeadmControlPlane": (CONTROLPLANE, "kubeadmcontrolplanes"),
     "KubeadmConfigTemplate": (BOOTSTRAP, "kubeadmconfigtemplates"),
     "DockerMachineTemplate": (INFRA, "dockermachinetemplates"),
+    "ClusterClass": (CORE, "clusterclasses"),
+    "KubeadmControlPlaneTemplate": (CONTROLPLANE, "kubeadmcontrolplanetemplates"),
+    "DockerClusterTemplate": (INFRA, "dockerclustertemplates"),
 }
 
 # The ClusterClass named by topology-owned Clusters. It does not exist (its CRD is not installed);
@@ -111,7 +114,9 @@ class _Builder:
             spec["controlPlaneRef"] = self.ref(CONTROLPLANE, "KubeadmControlPlane", kcp["metadata"]["name"])
         # No infrastructureRef: the DockerCluster CRD is not installed. spec.paused is set by the
         # fleet loader once the cluster's machines are up (a paused Cluster would never get them).
-        if wc["topology_owned"]:
+        if wc.get("topology"):
+            spec["topology"] = self.topology()  # controlPlaneRef: set by the topology controller
+        elif wc["topology_owned"]:
             topology = {"version": wc["kubernetes_version"], "workers": {"machineDeployments": [
                 {"class": SIM_WORKER_CLASS, "name": md["name"], "replicas": md["replicas"]}
                 for md in wc["machine_deployments"]]}}
@@ -127,6 +132,26 @@ class _Builder:
                 "metadata": self.meta(self.name, labels, {PROVISION_SECONDS: str(wc["provision_seconds"]),
                                                           DELETION_SECONDS: str(wc["deletion_seconds"])}),
                 "spec": spec}
+
+    def topology(self):
+        """spec.topology of a real topology Cluster (v1beta1: class; v1beta2: classRef)."""
+        wc = self.wc
+        workers = []
+        for md in wc["machine_deployments"]:
+            worker = {"class": md["class"], "name": md["name"], "replicas": md["replicas"]}
+            if md["overrides"]:
+                worker["variables"] = {"overrides": md["overrides"]}
+            workers.append(worker)
+        topology = {"version": wc["kubernetes_version"], "workers": {"machineDeployments": workers}}
+        if wc["control_plane"]:
+            topology["controlPlane"] = {"replicas": wc["control_plane"]["replicas"]}
+        if wc["topology"]["variables"]:
+            topology["variables"] = wc["topology"]["variables"]
+        if self.v1beta2:
+            topology["classRef"] = {"name": wc["topology"]["class"]}
+        else:
+            topology["class"] = wc["topology"]["class"]
+        return topology
 
     def control_plane(self):
         """[DockerMachineTemplate, KubeadmControlPlane]"""
@@ -180,12 +205,69 @@ class _Builder:
         return [kct, dmt, mdobj]
 
 
+def _class_ref(builder, group, kind, name):
+    """A ClusterClass template reference: v1beta1 {ref: ObjectReference}, v1beta2 {templateRef: {apiVersion, kind, name}}."""
+    if builder.v1beta2:
+        return {"templateRef": {"apiVersion": f"{group}/{builder.api_version}", "kind": kind, "name": name}}
+    return {"ref": builder.ref(group, kind, name)}
+
+
+def cluster_class_objects(cc, api_version):
+    """A validated fleetspec cluster class: its Namespace (unless "default"), templates, then the ClusterClass."""
+    builder = _Builder({"name": cc["name"], "namespace": cc["namespace"], "topology_owned": False}, api_version)
+    objects = [] if cc["namespace"] == "default" else [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": cc["namespace"]}}]
+
+    def template(kind, group, name, spec):
+        return {"apiVersion": f"{group}/{api_version}", "kind": kind, "metadata": {"name": name, "namespace": cc["namespace"]},
+                "spec": {"template": {"spec": spec}}}
+    objects.append(template("DockerClusterTemplate", INFRA, cc["name"], {}))
+    objects.append(template("KubeadmControlPlaneTemplate", CONTROLPLANE, f"{cc['name']}-control-plane",
+                            {"kubeadmConfigSpec": {"format": "cloud-config"}}))
+    objects.append(template("DockerMachineTemplate", INFRA, f"{cc['name']}-control-plane", {"customImage": cc["control_plane_image"]}))
+    workers = []
+    for worker in cc["workers"]:
+        base = f"{cc['name']}-{worker['class']}"
+        objects.append(template("KubeadmConfigTemplate", BOOTSTRAP, base, {"format": "cloud-config"}))
+        objects.append(template("DockerMachineTemplate", INFRA, base, {"customImage": worker["image"]}))
+        refs = {"bootstrap": _class_ref(builder, BOOTSTRAP, "KubeadmConfigTemplate", base),
+                "infrastructure": _class_ref(builder, INFRA, "DockerMachineTemplate", base)}
+        workers.append({"class": worker["class"], **(refs if builder.v1beta2 else {"template": refs})})
+    control_plane = _class_ref(builder, CONTROLPLANE, "KubeadmControlPlaneTemplate", f"{cc['name']}-control-plane")
+    control_plane["machineInfrastructure"] = _class_ref(builder, INFRA, "DockerMachineTemplate", f"{cc['name']}-control-plane")
+    variables, patches = [], []
+    for var in cc["variables"]:
+        schema = {"type": "string"}
+        if var["default"] is not None:
+            schema["default"] = var["default"]
+        variables.append({"name": var["name"], "required": False, "schema": {"openAPIV3Schema": schema}})
+        match = {}
+        if var["control_plane"]:
+            match["controlPlane"] = True
+        if var["worker_classes"]:
+            match["machineDeploymentClass"] = {"names": var["worker_classes"]}
+        patches.append({"name": var["name"], "definitions": [{
+            "selector": {"apiVersion": f"{INFRA}/{api_version}", "kind": "DockerMachineTemplate", "matchResources": match},
+            "jsonPatches": [{"op": "replace", "path": var["path"], "valueFrom": {"variable": var["name"]}}]}]})
+    spec = {"infrastructure": _class_ref(builder, INFRA, "DockerClusterTemplate", cc["name"]), "controlPlane": control_plane,
+            "workers": {"machineDeployments": workers}}
+    if variables:
+        spec.update(variables=variables, patches=patches)
+    objects.append({"apiVersion": f"{CORE}/{api_version}", "kind": "ClusterClass",
+                    "metadata": {"name": cc["name"], "namespace": cc["namespace"]}, "spec": spec})
+    return objects
+
+
 def workload_objects(wc, api_version):
-    """All objects of a validated workload cluster, in creation order."""
+    """All objects of a validated workload cluster, in creation order. A topology cluster is its Cluster only: the
+    topology controller (capisim.controller.topology) creates the rest from its ClusterClass."""
     builder = _Builder(wc, api_version)
     objects = []
     if wc["namespace"] != "default":
         objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": wc["namespace"]}})
+    if wc.get("topology"):
+        objects.append(builder.cluster(None))
+        return objects
     control_plane = builder.control_plane() if wc["control_plane"] else []
     objects.append(builder.cluster(control_plane[1] if control_plane else None))
     objects.extend(control_plane)

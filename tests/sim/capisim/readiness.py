@@ -29,6 +29,14 @@ def is_complete(obj, api_version):
             and c["replicas"] == c["up_to_date"] == c["available"] == c["desired"])
 
 
+def topology_reconciled(cluster, api_version):
+    """A topology Cluster's TopologyReconciled condition is True (metav1 conditions: v1beta2 status.conditions,
+    v1beta1 status.v1beta2.conditions)."""
+    status = cluster.get("status") or {}
+    items = status.get("conditions") if api_version == "v1beta2" else (status.get("v1beta2") or {}).get("conditions")
+    return any(c.get("type") == "TopologyReconciled" and c.get("status") == "True" for c in items or [])
+
+
 def describe(obj, api_version):
     """One line: kind namespace/name and its counters, for progress and timeout messages."""
     c = counts(obj, api_version)

@@ -24,19 +24,22 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
   while the field is set (``!ms.CreationTimestamp.After(rolloutAfter)``: v1.10.10
   internal/controllers/machineset/machineset_controller.go, v1.12.3
   internal/controllers/machine/machine_controller_status.go; ``Before`` since v1.12.4 and v1.13.0).
+- ``topology_rollout_after``: the topology controller copies Cluster ``spec.topology.controlPlane.rollout.after`` and
+  ``workers.machineDeployments[].rollout.after`` into the KubeadmControlPlane / MachineDeployment (v1.13.5
+  exp/topology/desiredstate/desired_state.go, PR #13391; the fields do not exist in the Cluster API before v1.13).
 """
 
 import collections
 
 Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions kubelet_up_to_date "
-                                            "refuses_zero_surge")
+                                            "refuses_zero_surge topology_rollout_after")
 
 RELEASES = {
-    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False, False),
-    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False, True),
-    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False, True),
+    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False, False, False),
+    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False, True, False),
+    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False, True, False),
     # v1.12.4 and later v1.12 patches: #13182 fixed; their CRDs differ from v1.12.3's in one maxItems only
-    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False, True),
-    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False, True),
-    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True, True),
+    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False, True, False),
+    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False, True, True),
+    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True, True, True),
 }

@@ -17,6 +17,8 @@ def main(argv=None):
     parser.add_argument("--capi-version", required=True, choices=sorted(RELEASES), help="CAPI release to simulate")
     parser.add_argument("--log", help="action log file (one line per action); default: stderr")
     parser.add_argument("--sync-period", type=float, default=600.0, help="resync every object this often (seconds)")
+    parser.add_argument("--topology", action="store_true",
+                        help="run the topology controller (the ClusterClass CRDs are installed)")
     parser.add_argument("--verbose", action="store_true", help="also log conflicts and retries")
     args = parser.parse_args(argv)
 
@@ -26,7 +28,8 @@ def main(argv=None):
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if args.verbose else logging.INFO)
 
-    controller = Controller(lambda: KubeAPI.from_kubeconfig(args.kubeconfig), args.capi_version, sync_period=args.sync_period)
+    controller = Controller(lambda: KubeAPI.from_kubeconfig(args.kubeconfig), args.capi_version, sync_period=args.sync_period,
+                            topology=args.topology)
 
     def stop(signum, _frame):
         logger.info("signal %d: stopping", signum)

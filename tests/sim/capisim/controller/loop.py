@@ -31,6 +31,9 @@ RECONCILERS = {
     "KubeadmControlPlane": reconcile_kcp.reconcile,
 }
 WATCHED = ("Cluster", "MachineDeployment", "MachineSet", "Machine", "KubeadmControlPlane", "DockerMachineTemplate")
+# Watched with --topology only (their CRDs are installed only then): the ClusterClass and the templates it references.
+TOPOLOGY_WATCHED = ("ClusterClass", "KubeadmConfigTemplate", "KubeadmControlPlaneTemplate")
+TEMPLATES = ("DockerMachineTemplate", "KubeadmConfigTemplate", "KubeadmControlPlaneTemplate")
 # Children before owners: see workqueue.
 PRIORITY = {"Machine": 0, "MachineSet": 1, "MachineDeployment": 2, "KubeadmControlPlane": 2, "Cluster": 3}
 
@@ -42,7 +45,7 @@ def _key(obj):
 class Controller:
     """State shared by the reconcilers (``ctx``): Store, Writer, clock, action log, provisioning starts."""
 
-    def __init__(self, make_api, capi_version, sync_period=600.0):
+    def __init__(self, make_api, capi_version, sync_period=600.0, topology=False):
         """``make_api()`` returns a new KubeAPI: each watch gets its own connection pool, the worker another.
         ``capi_version`` is a release of capisim.releases; ``logic`` the controller logic it follows."""
         self.api = api = make_api()
@@ -50,6 +53,7 @@ class Controller:
         self.logic = self.release.logic
         self.api_version = self.release.api_version
         self.sync_period = sync_period
+        self.topology = topology
         self.store = Store()
         self.writer = Writer(api, self.store, self._on_event)
         self.queue = WorkQueue(priority=lambda key: PRIORITY[key[0]])
@@ -58,7 +62,7 @@ class Controller:
         self.stop = threading.Event()
         self._failures = {}
         self.informers = [Informer(make_api(), kind, collection_path(kind, self.api_version), self.store, self._on_event,
-                                   self.stop) for kind in WATCHED]
+                                   self.stop) for kind in WATCHED + (TOPOLOGY_WATCHED if topology else ())]
 
     # --- services for the reconcilers ---
     @staticmethod
@@ -97,7 +101,7 @@ class Controller:
     # --- event handling ---
     def _on_event(self, event_type, old, obj):
         kind = obj["kind"]
-        keys = [] if kind == "DockerMachineTemplate" else [_key(obj)]
+        keys = [_key(obj)] if kind in RECONCILERS else []
         changed = event_type in ("ADDED", "DELETED") or old is None or _spec_or_meta(old) != _spec_or_meta(obj)
         ns = m.namespace(obj)
         if kind == "Cluster":
@@ -112,14 +116,18 @@ class Controller:
                     keys += [_key(x) for x in self.store.controlled_by("Machine", ms)]
         elif kind == "MachineSet":
             keys += self._owner_key(obj, "MachineDeployment")
+            if event_type == "DELETED" and self.topology:  # its templates may be unused now (reconcile_topology)
+                keys += self._cluster_key(obj)
         elif kind == "Machine":
             keys += self._owner_key(obj, "MachineSet") + self._owner_key(obj, "KubeadmControlPlane")
         elif kind == "KubeadmControlPlane":
             keys += self._cluster_key(obj)
             if changed:
                 keys += [_key(x) for x in self.store.controlled_by("Machine", obj)]
-        elif kind == "DockerMachineTemplate":
+        if kind == "DockerMachineTemplate":
             keys += [_key(x) for k in ("MachineDeployment", "MachineSet", "KubeadmControlPlane") for x in self.store.list(k, ns)]
+        if kind in TEMPLATES + ("ClusterClass",) and self.topology:
+            keys += [_key(x) for x in self.store.list("Cluster", ns) if m.dig(x, "spec", "topology")]
         for key in keys:
             self.queue.add(key)
 

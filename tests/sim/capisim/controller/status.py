@@ -491,8 +491,9 @@ def kcp_up_to_date(messages):
 
 # --- Cluster ------------------------------------------------------------------------------------------------------
 
-def cluster_status(cluster, kcp, mds, paused, now):
-    """Cluster status: Provisioned, control plane initialized/ready from the KCP, aggregated replica counters."""
+def cluster_status(cluster, kcp, mds, paused, now, topology=None):
+    """Cluster status: Provisioned, control plane initialized/ready from the KCP, aggregated replica counters; the
+    ``topology`` condition (TopologyReconciled) in both condition lists when given."""
     if kcp is not None:
         cp_initialized = bool(m.dig(kcp, "status", "initialized") or m.dig(kcp, "status", "initialization", "controlPlaneInitialized"))
         cp_ready = m.status_int(kcp, "readyReplicas") > 0
@@ -516,7 +517,7 @@ def cluster_status(cluster, kcp, mds, paused, now):
         c.cond("WorkersAvailable", True, "Available") if workers_available else c.cond("WorkersAvailable", False, "NotAvailable"),
         _deleting(cluster),
         paused,
-    ]
+    ] + ([topology] if topology else [])
     legacy_conditions = [
         c.cond("InfrastructureReady", True, ""),
         c.cond("ControlPlaneInitialized", True, "") if cp_initialized
@@ -524,6 +525,9 @@ def cluster_status(cluster, kcp, mds, paused, now):
         c.cond("ControlPlaneReady", True, "") if cp_ready else c.cond("ControlPlaneReady", False, "WaitingForControlPlane", "", "Info"),
     ]
     legacy_conditions.append(_summary(legacy_conditions))
+    if topology:  # after the Ready summary, which does not count it (v1.10.10 topology/cluster/conditions.go)
+        legacy_conditions.append(c.cond("TopologyReconciled", True, "") if topology["status"] == "True" else
+                                 c.cond("TopologyReconciled", False, "TopologyReconcileFailed", topology["message"], "Error"))
     phase = "Deleting" if m.deleting(cluster) else "Provisioned"
     modern = {"workers": workers}
     if cp_counters:

@@ -20,6 +20,9 @@ KINDS = {
     "Machine": (m.CLUSTER_GROUP, "machines"),
     "KubeadmControlPlane": (m.CONTROLPLANE_GROUP, "kubeadmcontrolplanes"),
     "DockerMachineTemplate": (m.INFRA_GROUP, "dockermachinetemplates"),
+    "KubeadmConfigTemplate": (m.BOOTSTRAP_GROUP, "kubeadmconfigtemplates"),
+    "ClusterClass": (m.CLUSTER_GROUP, "clusterclasses"),
+    "KubeadmControlPlaneTemplate": (m.CONTROLPLANE_GROUP, "kubeadmcontrolplanetemplates"),
 }
 
 
@@ -89,6 +92,10 @@ class Writer:
             if err.status in (404, 409):
                 self._refresh(obj, err)
             raise
+
+    def apply(self, obj, field_manager):
+        """Server-side apply with force (the topology controller's writes); creates the object when missing."""
+        return self._stored(obj["kind"], self.api.apply(object_path(obj), obj, field_manager, force=True))
 
     def patch(self, obj, patch):
         """A merge patch (no resourceVersion precondition), for fields nobody else writes."""

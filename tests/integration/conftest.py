@@ -86,6 +86,10 @@ def modules_fleet(capi_version):
                 {"name": "wj", "namespace": "team-j",
                  "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
                                          {"name": "md-2", "replicas": 1}]},
+                # field owners (test_field_owners.py): writes under GitOps reconcilers, crafted managedFields
+                {"name": "wg", "namespace": "team-g",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
+                                         {"name": "md-2", "replicas": 1}]},
             ],
         }],
     }

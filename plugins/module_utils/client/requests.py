@@ -19,6 +19,8 @@
   server authorizes, admits, validates, defaults and prunes it, answers as for the real write, and
   stores nothing. A single write can ask for it too (``dry_run=True``), to see a result before it is
   made.
+- Every write (POST, PUT, PATCH) names the collection's one field manager (``fieldManager=capi-rollout``,
+  core.owners.FIELD_MANAGER), never with ``force``: ``managedFields`` then tell its writes from others'.
 - Every response's ``Date`` header feeds ``Api.clock`` (client.serverclock): times this collection
   writes or compares are the API server's, not the Ansible host's.
 """
@@ -33,6 +35,7 @@ import time
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.serverclock import ServerClock
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 
 try:
@@ -44,6 +47,8 @@ RETRYABLE_STATUS = (429, 500, 502, 503, 504)
 # How long an API server that has answered may be away (a restart takes 10-20 s) before a read fails.
 DEFAULT_OUTAGE_SECONDS = 60.0
 SAFE_METHODS = ("GET", "HEAD")
+# the writes that take a fieldManager (a DELETE does not)
+MANAGED_WRITES = ("POST", "PUT", "PATCH")
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 
@@ -124,6 +129,8 @@ class Api(object):
         """Send one logical request; returns the parsed body (or the Response for ``stream``)."""
         safe = method in SAFE_METHODS
         verb = verb or method.lower()
+        if method in MANAGED_WRITES:
+            query = dict(query or {}, fieldManager=owners.FIELD_MANAGER)
         if not safe and (dry_run or self.dry_run):
             query = dict(query or {}, dryRun="All")
             verb += " (dry run)"

@@ -30,6 +30,11 @@ class FakeStream(object):
         self.released = True
 
 
+# the query of every write (client.requests names the field manager) and of a write sent as a dry run
+WRITE = {"fieldManager": "capi-rollout"}
+DRY_RUN = dict(WRITE, dryRun="All")
+
+
 class FakeConnection(object):
     host = "https://fake:6443"
     credentials_note = None

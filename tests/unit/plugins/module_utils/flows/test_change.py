@@ -15,7 +15,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -154,7 +154,7 @@ def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     out = run(FakeModule(check_mode=True, diff=True, name="md-0"))
     assert out.result["changed"] is True
     writes = [s for s in conn.sent if s["method"] != "GET"]
-    assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
+    assert [(s["method"], s["query"]) for s in writes] == [("PATCH", DRY_RUN)]
     assert "after:" in out.result["diff"][0]["after"]
     assert out.result["objects"][0]["patch"] == writes[0]["body"]
 

@@ -17,8 +17,10 @@ options:
         labels and annotations (C(argocd.argoproj.io/tracking-id), C(app.kubernetes.io/instance),
         C(kustomize.toolkit.fluxcd.io/name), C(helm.toolkit.fluxcd.io/name), C(app.kubernetes.io/managed-by=Helm)).
       - V(refuse) fails the task before anything is written (in check mode too), naming the manager, the field, the
-        object and where to change it instead (in Git, in the Helm release, in the Cluster topology). V(warn) writes
-        and warns (the owner may put the field back). V(ignore) writes without looking.
+        object and where to change it instead (in Git, in the Helm release, in the Cluster topology); in
+        M(capi.rollout.capi_refresh_plan) it is a blocker of the object in the plan (a switch writes the template
+        reference, a restart the trigger). V(warn) writes and warns (the owner may put the field back); V(ignore)
+        writes without looking.
       - The rule per field - template references, version and paused are held in Git when the object comes from Git;
         the rollout trigger (C(spec.rolloutAfter) / C(spec.rollout.after)) and this collection's annotations
         (C(rollout.capi-rollout.dev/*)) are not, so a restart of a Git-managed object is allowed unless a manager's

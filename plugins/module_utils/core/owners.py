@@ -13,6 +13,7 @@ __metaclass__ = type
 # Never changes: a new name would leave the fields of earlier runs to a manager nobody writes as.
 FIELD_MANAGER = "capi-rollout"
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -162,6 +163,22 @@ def owners_of(obj, fields):
     return out
 
 
+# The rollout-relevant fields (apiversion.spec_path names): what capi_rollout_info shows the owners of
+ROLLOUT_FIELDS = ("infrastructure_ref", "bootstrap", "version", "paused", "rollout_after")
+
+
+def rollout_owners(obj, kind, version):
+    """{field name: owners} of the rollout-relevant fields of an MD or KCP (names without owners left out)."""
+    out = {}
+    for name in ROLLOUT_FIELDS:
+        path = apiversion.spec_path(kind, version, name)
+        if path:
+            found = owners_of(obj, [paths.split_path(path)])
+            if found:
+                out[name] = found
+    return out
+
+
 def last_change(obj, field, since=None):
     """The newest managedFields entry of another manager than this collection that holds ``field`` and is newer
     than ``since`` (an RFC 3339 time, or None): ``{manager, operation, time}`` or None. Says who changed a field
@@ -183,18 +200,35 @@ def describe(owner):
     return f"{owner['field']} is owned by {owner['manager']} ({owner['source']})"
 
 
-def check(ref, owners, mode):
-    """Apply ``field_owners``: raise (refuse, the default) or return warnings (warn) for ``owners`` of the fields
-    a write of ``ref`` changes; ``ignore`` returns none."""
-    if not owners or mode == "ignore":
-        return []
-    what = "; ".join(describe(owner) for owner in owners)
+def next_steps(found):
     steps = []
-    for owner in owners:
+    for owner in found:
         if owner["next_step"] not in steps:
             steps.append(owner["next_step"])
+    return "; ".join(steps)
+
+
+def check(ref, found, mode):
+    """Apply ``field_owners``: raise (refuse, the default) or return warnings (warn) for the owners ``found`` of
+    the fields a write of ``ref`` changes; ``ignore`` returns none."""
+    if not found or mode == "ignore":
+        return []
+    what = "; ".join(describe(owner) for owner in found)
     if mode == "warn":
         return [f"{what}: written anyway (field_owners=warn); it may put the field back"]
     raise RolloutError(f"{what}; a change made here would be put back by it, so nothing was written", ref=ref,
-                       hint=f"{'; '.join(steps)}, or set field_owners=warn to write anyway",
-                       reason="field_owned")
+                       hint=f"{next_steps(found)}, or set field_owners=warn to write anyway", reason="field_owned")
+
+
+def plan_blocker(field_owners, restart, mode):
+    """What the owners in an info entry's ``field_owners`` (rollout_owners) mean for a hardware refresh of it:
+    ``(blocker, note)``, at most one of them set. A switch writes the template reference, a restart the trigger.
+    The topology's ownership is left to the refresh's own topology blocker."""
+    found = [owner for owner in (field_owners or {}).get("rollout_after" if restart else "infrastructure_ref") or []
+             if restart or owner["manager"] != TOPOLOGY_MANAGER]
+    if not found or mode == "ignore":
+        return None, None
+    what = "; ".join(describe(owner) for owner in found)
+    if mode == "warn":
+        return None, f"{what}: switched anyway (field_owners=warn); it may put the field back"
+    return f"field owner: {what}; {next_steps(found)}", None

@@ -134,3 +134,18 @@ def test_last_change_names_the_newest_other_writer_after_ours():
     assert owners.last_change(obj, INFRA + ("name",), since=OURS["time"]) == {
         "manager": "kubectl-edit", "operation": "Update", "time": "2026-12-04T07:06:00Z"}
     assert owners.last_change(md(OURS, CREATED), INFRA + ("name",), since=OURS["time"]) is None
+
+
+@pytest.mark.parametrize("version, trigger, trigger_set", [
+    ("v1beta1", "spec.rolloutAfter", {"f:rolloutAfter": {}}),
+    ("v1beta2", "spec.rollout.after", {"f:rollout": {"f:after": {}}}),
+])
+def test_rollout_owners_name_the_owners_of_the_rollout_fields(version, trigger, trigger_set):
+    applied = copy.deepcopy(FLUX_APPLY)
+    applied["fieldsV1"]["f:spec"].update(trigger_set)
+    got = owners.rollout_owners(md(applied, OURS), "MachineDeployment", version)
+    assert sorted(got) == ["bootstrap", "infrastructure_ref", "rollout_after", "version"]
+    assert got["rollout_after"][0]["field"] == trigger and got["version"][0]["manager"] == "kustomize-controller"
+    argo = md(annotations={"argocd.argoproj.io/tracking-id": "fleet:x"})
+    assert sorted(owners.rollout_owners(argo, "KubeadmControlPlane", version)) == ["infrastructure_ref", "version"]
+    assert owners.rollout_owners(md(CREATED, OURS, CAPI), "MachineDeployment", version) == {}

@@ -36,3 +36,110 @@ def test_every_write_of_a_run_names_the_one_field_manager(capi):
     md = capi.get("MachineDeployment", "wg-md-0", NS)
     assert "capi-rollout" in managers(md) and not [m for m in managers(md) if m.startswith("capi.rollout")], managers(md)
     assert "capi-rollout" in managers(capi.get("DockerMachineTemplate", target, NS))
+
+
+APPLY = "application/apply-patch+yaml"
+MERGE = "application/merge-patch+json"
+
+
+def apply_as(capi, manager, name, infra_ref, labels=None):
+    """Server-side apply of the "Git" state of an MD's template reference as ``manager`` (force, as Flux does)."""
+    md = capi.get("MachineDeployment", name, NS)
+    body = {"apiVersion": md["apiVersion"], "kind": "MachineDeployment",
+            "metadata": {"name": name, "namespace": NS, "labels": labels or {}},
+            "spec": {"clusterName": md["spec"]["clusterName"], "template": {"spec": {
+                "clusterName": md["spec"]["clusterName"], "infrastructureRef": infra_ref,
+                "bootstrap": md["spec"]["template"]["spec"]["bootstrap"]}}}}
+    capi.admin.request("PATCH", capi.path("MachineDeployment", NS, name), body=body,
+                       params={"fieldManager": manager, "force": "true"}, content_type=APPLY)
+
+
+def edit_as(capi, manager, name, infra_name):
+    """A hand edit of the template reference's name, recorded under ``manager`` (kubectl edit's name)."""
+    capi.admin.request("PATCH", capi.path("MachineDeployment", NS, name),
+                       body={"spec": {"template": {"spec": {"infrastructureRef": {"name": infra_name}}}}},
+                       params={"fieldManager": manager}, content_type=MERGE)
+
+
+def infra_of(capi, name):
+    return capi.get("MachineDeployment", name, NS)["spec"]["template"]["spec"]["infrastructureRef"]
+
+
+def md_writes(events):
+    return [(e["verb"], e["objectRef"]["resource"]) for e in events
+            if e["objectRef"].get("resource") in ("machinedeployments", "dockermachinetemplates")]
+
+
+def test_a_template_flux_applies_is_refused_before_any_write_then_warned_and_the_revert_named(capi):
+    name = "wg-md-1"
+    git_ref = infra_of(capi, name)
+    apply_as(capi, "kustomize-controller", name, git_ref, labels={"kustomize.toolkit.fluxcd.io/name": "fleet"})
+    target = capi.copy_template(name, "-v2", namespace=NS)
+    info = capi.run("capi_rollout_info", name=name, namespace=NS)
+    (owner,) = info["resources"][0]["field_owners"]["infrastructure_ref"][:1]
+    assert owner["manager"] == "kustomize-controller" and owner["source"] == "managedFields (Apply)", owner
+    assert "rollout_after" not in info["resources"][0]["field_owners"]
+
+    switch = {"name": name, "namespace": NS, "infrastructure_ref": {"kind": "DockerMachineTemplate", "name": target}}
+    mark = capi.mark()
+    for check in (True, False):
+        res = capi.run("capi_rollout_restart", check=check, **switch)
+        assert res.failed and res["reason"] == "field_owned", (check, res)
+        assert res["msg"].startswith(f"machinedeployment/{NS}/{name}: spec.template.spec.infrastructureRef"), res["msg"]
+        assert "kustomize-controller" in res["msg"] and "change it in Git" in res["msg"], res["msg"]
+    plan = capi.run("capi_refresh_plan", check=True, namespaces=[NS], machine_deployments=[name], refresh_id="owners-it",
+                    templates={"overrides": {"customImage": "kindest/node:owners"}})
+    assert not plan.failed, plan.get("msg")
+    (blocked,) = plan["plan"]["blocked"]
+    assert blocked["ref"] == f"machinedeployment/{NS}/{name}" and "kustomize-controller" in " ".join(blocked["blockers"])
+    log = capi.mgmt.audit_log(since=mark)
+    assert md_writes(log.writes(user="rollout-operator")) == []
+    assert [w for w in md_writes(log.dry_runs(user="rollout-operator")) if w[1] == "machinedeployments"] == []
+    # positive control: the same switch with field_owners=warn is written (and seen by the same check), with a warning
+    mark = capi.mark()
+    warned = capi.run("capi_rollout_restart", field_owners="warn", rollout_id="owners-warn", **switch)
+    assert not warned.failed and warned["changed"] is True, warned.get("msg")
+    assert any("kustomize-controller" in w for w in warned.get("warnings") or []), warned.get("warnings")
+    assert md_writes(capi.writes(mark)) == [("patch", "machinedeployments")]
+    assert infra_of(capi, name)["name"] == target
+    # the reconciler puts Git's template back; the wait names it
+    apply_as(capi, "kustomize-controller", name, git_ref, labels={"kustomize.toolkit.fluxcd.io/name": "fleet"})
+    waited = capi.run("capi_rollout_wait", objects=[{"kind": "MachineDeployment", "namespace": NS, "name": name,
+                                                     "infrastructure_ref": {"kind": "DockerMachineTemplate", "name": target}}],
+                      wait_timeout=120)
+    assert waited.failed and waited["reason"] == "drift", waited
+    assert "changed by kustomize-controller at " in waited["msg"], waited["msg"]
+
+
+def test_a_restart_of_an_md_flux_applies_is_allowed(capi):
+    """A restart writes the trigger and this collection's annotations, which Git does not hold."""
+    name = "wg-md-2"
+    apply_as(capi, "kustomize-controller", name, infra_of(capi, name), labels={"kustomize.toolkit.fluxcd.io/name": "fleet"})
+    mark = capi.mark()
+    res = capi.run("capi_rollout_restart", name=name, namespace=NS, after=capi.utc_in(3600))
+    assert not res.failed and res["changed"] is True, res.get("msg")
+    assert md_writes(capi.writes(mark)) == [("patch", "machinedeployments")]
+
+
+def test_undo_of_a_rollout_returns_to_the_template_before_it_or_names_who_switched_it_since(capi):
+    name = "wg-md-0"
+    before = infra_of(capi, name)["name"]
+    target = capi.copy_template(name, "-hw", namespace=NS)
+    other = capi.copy_template(name, "-hand", namespace=NS)
+    switched = capi.run("capi_rollout_restart", name=name, namespace=NS, rollout_id="owners-hw",
+                        infrastructure_ref={"kind": "DockerMachineTemplate", "name": target})
+    assert not switched.failed, switched.get("msg")
+    edit_as(capi, "kubectl-edit", name, other)  # mid-wave hand edit
+    mark = capi.mark()
+    undo = {"name": name, "namespace": NS, "undo_rollout_id": "owners-hw", "rollout_id": "owners-hw-undo"}
+    refused = capi.run("capi_rollout_undo", **undo)
+    assert refused.failed and refused["reason"] == "changed_since_rollout", refused
+    assert "changed by kubectl-edit at " in refused["msg"] and other in refused["msg"], refused["msg"]
+    assert md_writes(capi.writes(mark)) == [] and infra_of(capi, name)["name"] == other
+    # positive control: once it is back on the rollout's template, the undo returns it to the one before the rollout
+    edit_as(capi, "kubectl-edit", name, target)
+    mark = capi.mark()
+    undone = capi.run("capi_rollout_undo", **undo)
+    assert not undone.failed and undone["changed"] is True, undone.get("msg")
+    assert md_writes(capi.writes(mark)) == [("patch", "machinedeployments")]
+    assert infra_of(capi, name)["name"] == before

@@ -70,7 +70,7 @@ def md_writes(events):
             if e["objectRef"].get("resource") in ("machinedeployments", "dockermachinetemplates")]
 
 
-def test_a_template_flux_applies_is_refused_before_any_write_then_warned_and_the_revert_named(capi):
+def test_a_template_flux_applies_is_refused_before_any_write(capi):
     name = "wg-md-1"
     git_ref = infra_of(capi, name)
     apply_as(capi, "kustomize-controller", name, git_ref, labels={"kustomize.toolkit.fluxcd.io/name": "fleet"})
@@ -102,9 +102,31 @@ def test_a_template_flux_applies_is_refused_before_any_write_then_warned_and_the
     assert any("kustomize-controller" in w for w in warned.get("warnings") or []), warned.get("warnings")
     assert md_writes(capi.writes(mark)) == [("patch", "machinedeployments")]
     assert infra_of(capi, name)["name"] == target
-    # the reconciler puts Git's template back; the wait names it
-    apply_as(capi, "kustomize-controller", name, git_ref, labels={"kustomize.toolkit.fluxcd.io/name": "fleet"})
-    waited = capi.run("capi_rollout_wait", objects=[{"kind": "MachineDeployment", "namespace": NS, "name": name,
+
+
+def test_under_live_reconcilers_a_restart_is_allowed_a_switch_refused_and_a_revert_named(capi):
+    """wg-md-3 is applied by the simulator's Flux (every 2 s), wg-md-4 tracked by its Argo CD (no selfHeal)."""
+    flux, argo = "wg-md-3", "wg-md-4"
+    capi.wait_for("the first apply of the simulator's Flux",
+                  lambda: "kustomize-controller" in managers(capi.get("MachineDeployment", flux, NS)), timeout=30)
+    owners = {entry["name"]: entry["field_owners"] for entry in
+              capi.run("capi_rollout_info", names=[flux, argo], namespace=NS)["resources"]}
+    assert owners[flux]["infrastructure_ref"][0]["manager"] == "kustomize-controller", owners
+    assert owners[argo]["infrastructure_ref"][0]["manager"] == "argocd", owners
+    assert "rollout_after" not in owners[flux] and "rollout_after" not in owners[argo]
+    restart = capi.run("capi_rollout_restart", check=True, names=[flux, argo], namespace=NS)
+    assert not restart.failed and restart["changed"] is True, restart.get("msg")
+    target = capi.copy_template(flux, "-v2", namespace=NS)
+    argo_switch = capi.run("capi_rollout_restart", check=True, name=argo, namespace=NS,
+                           infrastructure_ref={"kind": "DockerMachineTemplate", "name": target})
+    assert argo_switch.failed and argo_switch["reason"] == "field_owned" and "argocd" in argo_switch["msg"], argo_switch
+    # field_owners=warn: switched, and Flux puts Git's template back; the wait names it
+    git_name = infra_of(capi, flux)["name"]
+    warned = capi.run("capi_rollout_restart", field_owners="warn", name=flux, namespace=NS,
+                      infrastructure_ref={"kind": "DockerMachineTemplate", "name": target})
+    assert not warned.failed and warned["changed"] is True, warned.get("msg")
+    capi.wait_for("Flux's revert", lambda: infra_of(capi, flux)["name"] == git_name, timeout=30)
+    waited = capi.run("capi_rollout_wait", objects=[{"kind": "MachineDeployment", "namespace": NS, "name": flux,
                                                      "infrastructure_ref": {"kind": "DockerMachineTemplate", "name": target}}],
                       wait_timeout=120)
     assert waited.failed and waited["reason"] == "drift", waited

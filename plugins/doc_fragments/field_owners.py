@@ -25,6 +25,8 @@ options:
         the rollout trigger (C(spec.rolloutAfter) / C(spec.rollout.after)) and this collection's annotations
         (C(rollout.capi-rollout.dev/*)) are not, so a restart of a Git-managed object is allowed unless a manager's
         C(managedFields) hold the trigger itself. See docs/gitops.md.
+      - The Cluster topology is left to the topology rule (a template change of a topology-owned object fails with
+        C(reason=topology_owned)), not to this option.
       - Every write of this collection is made as field manager C(capi-rollout), never forcing ownership.
     type: str
     choices: [refuse, warn, ignore]

@@ -208,6 +208,12 @@ def next_steps(found):
     return "; ".join(steps)
 
 
+def outside_topology(found):
+    """The owners ``field_owners`` decides on: the Cluster topology's are left to core.guards (refuse_topology_owned
+    refuses its template changes, and undo's ``force`` overrides that), so one rule decides each owner."""
+    return [owner for owner in found if owner["manager"] != TOPOLOGY_MANAGER]
+
+
 def check(ref, found, mode):
     """Apply ``field_owners``: raise (refuse, the default) or return warnings (warn) for the owners ``found`` of
     the fields a write of ``ref`` changes; ``ignore`` returns none."""
@@ -224,8 +230,7 @@ def plan_blocker(field_owners, restart, mode):
     """What the owners in an info entry's ``field_owners`` (rollout_owners) mean for a hardware refresh of it:
     ``(blocker, note)``, at most one of them set. A switch writes the template reference, a restart the trigger.
     The topology's ownership is left to the refresh's own topology blocker."""
-    found = [owner for owner in (field_owners or {}).get("rollout_after" if restart else "infrastructure_ref") or []
-             if restart or owner["manager"] != TOPOLOGY_MANAGER]
+    found = outside_topology((field_owners or {}).get("rollout_after" if restart else "infrastructure_ref") or [])
     if not found or mode == "ignore":
         return None, None
     what = "; ".join(describe(owner) for owner in found)

@@ -117,7 +117,7 @@ def _check_owners(planned, mode):
     fails the task untouched (refuse) or becomes a warning of its object (warn)."""
     for obj, plan in planned:
         if plan["changed"] and mode != "ignore":
-            found = owners.owners_of(obj, owners.written_fields(plan["patch"]))
+            found = owners.outside_topology(owners.owners_of(obj, owners.written_fields(plan["patch"])))
             plan["warnings"] = list(plan.get("warnings") or []) + owners.check(plan["ref"], found, mode)
 
 

@@ -625,3 +625,14 @@ def test_a_switch_takes_a_template_or_an_infrastructure_ref_not_both(restart_spe
     assert any("mutually exclusive" in text for text in both.error_messages), both.error_messages
     neither = validator.validate({"switches": [{"name": "md-0"}]})
     assert any("one of the following is required" in text for text in neither.error_messages), neither.error_messages
+
+
+def test_the_topology_is_left_to_its_guard_undo_force_still_overrides_it(conn):
+    """A topology-owned object's pause is not refused as a field owner: the topology guard decides topology."""
+    md = objs.machine_deployment(name="md-0")
+    md["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] = ""
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0", paused=True), verb="pause")
+    assert not out.failed, out.result

@@ -356,8 +356,10 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         for host, md in pools.items():
             wait_for(f"{md} switched", lambda h=host, m=md: clusters[h].infra_template("MachineDeployment", m) != originals[h], 120)
             mgmt = clusters[host]
-            mgmt.admin.patch_merge(mgmt.path("MachineDeployment", "default", md),
-                                   {"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}})
+            # as `kubectl edit` writes it: the drift names that field manager
+            mgmt.admin.request("PATCH", mgmt.path("MachineDeployment", "default", md),
+                               body={"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}},
+                               params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
         run = first.wait(300)
     finally:
         if first.proc.poll() is None:
@@ -367,7 +369,7 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert run.cluster(host)["result"] == "failed", run.cluster(host)
         obj = run.obj(host, md)
         assert obj["result"] == "failed", obj
-        assert "changed by someone else" in obj["failure_reason"] and originals[host] in obj["failure_reason"], obj
+        assert "changed by kubectl-edit at " in obj["failure_reason"] and originals[host] in obj["failure_reason"], obj
         assert obj["after"]["infrastructure_ref"]["name"] == originals[host], obj  # read back, not the plan
         wait_for(f"{md} back on its old MachineSet", lambda h=host, m=md: readiness.is_complete(
             clusters[h].md(m), clusters[h].version), 120)

@@ -385,6 +385,41 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
+def test_the_automatic_undo_leaves_a_pool_edited_mid_wave_alone_and_names_the_editor(hw, tmp_path):
+    """A colleague switches a pool to a third template while its wave rolls out: the wave fails on the drift, and
+    the undo neither moves it onto the refresh's own target (what "the previous revision" is then) nor reports
+    success: it stops, naming the editor."""
+    east = mgmts(hw)["hw-east"]
+    md = "e8-md-0"
+    original = east.infra_template("MachineDeployment", md)
+    template = east.get("DockerMachineTemplate", original)
+    hand = f"{original}-hand"
+    east.admin.create(east.path("DockerMachineTemplate"), {
+        "apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
+        "metadata": {"name": hand, "namespace": "default", "labels": template["metadata"].get("labels") or {}},
+        "spec": template["spec"]})
+    extra = dict(FAST, refresh_id="it-undo-edit", template_overrides=overrides("undo-edit"), clusters=["e8"],
+                 object_templates={md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}}})
+    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east")
+    try:
+        wait_for(f"{md} switched", lambda: east.infra_template("MachineDeployment", md) != original, 120)
+        target = east.infra_template("MachineDeployment", md)
+        east.admin.request("PATCH", east.path("MachineDeployment", "default", md),
+                           body={"spec": {"template": {"spec": {"infrastructureRef": {"name": hand}}}}},
+                           params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+        run = first.wait(300)
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+    assert run.rc != 0, run.explain()
+    obj = run.obj("hw-east", md)
+    assert obj["result"] == "failed" and "changed by kubectl-edit at " in obj["failure_reason"], obj
+    assert obj["undo"]["result"] == "failed", obj
+    assert "kubectl-edit" in obj["next_step"] and "instead of fighting that change" in obj["next_step"], obj["next_step"]
+    assert east.infra_template("MachineDeployment", md) == hand != target
+    assert east.last_rollout("MachineDeployment", md)["id"] == "it-undo-edit"  # no undo was written
+
+
 def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(hw, tmp_path):
     """serial (batch_size, the AWX survey default is 25%): every batch runs, and the report written after the
     last batch holds every management cluster, read back from the cluster."""

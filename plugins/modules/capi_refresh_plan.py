@@ -129,6 +129,7 @@ options:
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.targets.attributes
+  - capi.rollout.field_owners
 attributes:
   check_mode:
     description: Writes nothing in either mode; the same reads and dry runs in check mode.
@@ -223,7 +224,7 @@ TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides"
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
-            args.AUTH_ARG_SPEC,
+            args.AUTH_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             namespaces={"type": "list", "elements": "str", "required": True},
             label_selectors={"type": "list", "elements": "str", "default": []},
             clusters={"type": "list", "elements": "str", "default": []},

@@ -205,6 +205,17 @@ resources:
       description: Whether the object is managed by a Cluster topology (ClusterClass).
       type: bool
       sample: false
+    field_owners:
+      description:
+        - Who else owns the rollout-relevant fields (C(infrastructure_ref), C(bootstrap), C(version), C(paused),
+          C(rollout_after)), by field; fields nobody else owns are left out. The rule per field is the one the writing
+          modules' O(capi.rollout.capi_rollout_restart#module:field_owners) applies (docs/gitops.md).
+        - Each owner - C(manager) (for example C(kustomize-controller), C(argocd), C(helm), C(capi-topology)),
+          C(field) (its path), C(source) (C(managedFields (Apply)), or the label or annotation that names it),
+          C(time) (of its managedFields entry, else null) and C(next_step) (where to change the field instead).
+      type: dict
+      sample: {infrastructure_ref: [{manager: kustomize-controller, field: spec.template.spec.infrastructureRef,
+               source: managedFields (Apply), time: "2026-12-04T07:00:00Z", next_step: change it in Git}]}
     replicas:
       description: Replica counters.
       type: dict

@@ -42,6 +42,7 @@ extends_documentation_fragment:
   - capi.rollout.targets
   - capi.rollout.targets.wait
   - capi.rollout.targets.attributes
+  - capi.rollout.field_owners
 attributes:
   check_mode:
     description: Every patch is sent as a server-side dry run (C(dryRun=All)), so RBAC, admission and validation
@@ -217,7 +218,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.change import r
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
-            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             paused={"type": "bool", "required": True},
             rollout_id={"type": "str"},
             reason={"type": "str"},

@@ -172,6 +172,7 @@ extends_documentation_fragment:
   - capi.rollout.targets
   - capi.rollout.targets.wait
   - capi.rollout.targets.attributes
+  - capi.rollout.field_owners
   - capi.rollout.lease
 attributes:
   check_mode:
@@ -461,7 +462,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.change import r
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
-            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             after={"type": "str"},
             force={"type": "bool", "default": False},
             infrastructure_ref={"type": "dict", "options": args.INFRASTRUCTURE_REF_OPTIONS},

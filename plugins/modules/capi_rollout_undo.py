@@ -49,6 +49,16 @@ options:
         changes nothing; give the revision number to go back further.
     type: int
     default: 0
+  undo_rollout_id:
+    description:
+      - Undo the change made with this rollout id (a hardware refresh's refresh id) instead of picking a revision -
+        each object goes back to what it was before that rollout (the C(from) of the rollout's first recorded
+        history entry), never onto another template. An object that rollout did not switch is left unchanged.
+      - When the object's template is no longer what the rollout wrote (someone switched it since - a hand edit, a
+        GitOps reconciler), the undo fails before any write, naming who changed it and when (from
+        C(managedFields)), instead of fighting that change (C(reason=changed_since_rollout)).
+      - Not together with a O(to_revision) other than V(0).
+    type: str
   force:
     description:
       - Roll back a MachineDeployment managed by a Cluster topology (ClusterClass) anyway. The topology controller
@@ -90,6 +100,7 @@ extends_documentation_fragment:
   - capi.rollout.targets
   - capi.rollout.targets.wait
   - capi.rollout.targets.attributes
+  - capi.rollout.field_owners
 attributes:
   check_mode:
     description: Every patch is sent as a server-side dry run (C(dryRun=All)), so RBAC, admission and validation
@@ -344,8 +355,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.change import r
 def main():
     module = AnsibleModule(
         argument_spec=args.argument_spec(
-            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+            args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             to_revision={"type": "int", "default": 0},
+            undo_rollout_id={"type": "str"},
             force={"type": "bool", "default": False},
             rollout_id={"type": "str"},
             reason={"type": "str"},

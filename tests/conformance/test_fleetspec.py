@@ -76,6 +76,11 @@ CASES = [
     ("md name too long", MD2 + ("name",), "x" * 60, f"{P_MD2}.name: must be a DNS label"),
     ("failure domain", MD2 + ("failure_domain",), 3, f"{P_MD2}.failure_domain: must be a non-empty string or null"),
     ("provision string", ("defaults", "provision_seconds"), "2", "defaults.provision_seconds: must be an integer >= 0"),
+    ("gitops reconciler", MD2 + ("gitops",), {"reconciler": "fleet"}, f"{P_MD2}.gitops.reconciler: must be flux or argo"),
+    ("gitops interval", MD2 + ("gitops",), {"reconciler": "flux", "interval_seconds": 0},
+     f"{P_MD2}.gitops.interval_seconds: must be an integer >= 1"),
+    ("flux self_heal", MD2 + ("gitops",), {"reconciler": "flux", "self_heal": False},
+     f"{P_MD2}.gitops.self_heal: is only allowed with reconciler argo"),
     ("workload not a list", ("management_clusters", 0, "workload_clusters"), {}, "management_clusters[0].workload_clusters: must be a list"),
 ]
 

@@ -86,6 +86,13 @@ def modules_fleet(capi_version):
                 {"name": "wj", "namespace": "team-j",
                  "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
                                          {"name": "md-2", "replicas": 1}]},
+                # field owners (test_field_owners.py): crafted managedFields (md-0..2), live GitOps reconcilers (md-3, md-4)
+                {"name": "wg", "namespace": "team-g",
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
+                                         {"name": "md-2", "replicas": 1},
+                                         {"name": "md-3", "replicas": 1, "gitops": {"reconciler": "flux", "interval_seconds": 2}},
+                                         {"name": "md-4", "replicas": 1,
+                                          "gitops": {"reconciler": "argo", "self_heal": False}}]},
             ],
         }],
     }

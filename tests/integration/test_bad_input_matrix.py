@@ -51,6 +51,7 @@ CASES = [
     ("capi_rollout_restart", {"name": "nope"}, True, "not_found", "machinedeployment/default/nope"),
     ("capi_rollout_restart", {"kind": "KubeadmControlPlane", "name": "nope"}, False, "not_found", "nope"),
     ("capi_rollout_restart", {"name": "wa-md-0", "after": "tomorrow"}, True, "invalid_after", "tomorrow"),
+    ("capi_rollout_restart", {"name": "wa-md-0", "field_owners": "maybe"}, False, None, "field_owners"),
     # capi_rollout_pause
     ("capi_rollout_pause", {"name": "wc-md-0", "paused": "maybe"}, False, None, "paused"),
     ("capi_rollout_pause", {"name": "nope", "paused": True}, False, "not_found", "machinedeployment/default/nope"),

@@ -357,8 +357,10 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         for host, md in pools.items():
             wait_for(f"{md} switched", lambda h=host, m=md: clusters[h].infra_template("MachineDeployment", m) != originals[h], 120)
             mgmt = clusters[host]
-            mgmt.admin.patch_merge(mgmt.path("MachineDeployment", "default", md),
-                                   {"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}})
+            # as `kubectl edit` writes it: the drift names that field manager
+            mgmt.admin.request("PATCH", mgmt.path("MachineDeployment", "default", md),
+                               body={"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}},
+                               params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
         run = first.wait(300)
     finally:
         if first.proc.poll() is None:
@@ -368,7 +370,7 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert run.cluster(host)["result"] == "failed", run.cluster(host)
         obj = run.obj(host, md)
         assert obj["result"] == "failed", obj
-        assert "changed by someone else" in obj["failure_reason"] and originals[host] in obj["failure_reason"], obj
+        assert "changed by kubectl-edit at " in obj["failure_reason"] and originals[host] in obj["failure_reason"], obj
         assert obj["after"]["infrastructure_ref"]["name"] == originals[host], obj  # read back, not the plan
         wait_for(f"{md} back on its old MachineSet", lambda h=host, m=md: readiness.is_complete(
             clusters[h].md(m), clusters[h].version), 120)
@@ -438,6 +440,41 @@ def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_
     assert "Find out who deleted the template" in entry["next_step"]
     for host in ("hw-east", "hw-west"):
         assert run.cluster(host)["lock"]["released"], host
+
+
+def test_the_automatic_undo_leaves_a_pool_edited_mid_wave_alone_and_names_the_editor(hw, tmp_path):
+    """A colleague switches a pool to a third template while its wave rolls out: the wave fails on the drift, and
+    the undo neither moves it onto the refresh's own target (what "the previous revision" is then) nor reports
+    success: it stops, naming the editor."""
+    east = mgmts(hw)["hw-east"]
+    md = "e9-md-0"
+    original = east.infra_template("MachineDeployment", md)
+    template = east.get("DockerMachineTemplate", original)
+    hand = f"{original}-hand"
+    east.admin.create(east.path("DockerMachineTemplate"), {
+        "apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
+        "metadata": {"name": hand, "namespace": "default", "labels": template["metadata"].get("labels") or {}},
+        "spec": template["spec"]})
+    extra = dict(FAST, refresh_id="it-undo-edit", template_overrides=overrides("undo-edit"), clusters=["e9"],
+                 object_templates={md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}}})
+    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east")
+    try:
+        wait_for(f"{md} switched", lambda: east.infra_template("MachineDeployment", md) != original, 120)
+        target = east.infra_template("MachineDeployment", md)
+        east.admin.request("PATCH", east.path("MachineDeployment", "default", md),
+                           body={"spec": {"template": {"spec": {"infrastructureRef": {"name": hand}}}}},
+                           params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+        run = first.wait(300)
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+    assert run.rc != 0, run.explain()
+    obj = run.obj("hw-east", md)
+    assert obj["result"] == "failed" and "changed by kubectl-edit at " in obj["failure_reason"], obj
+    assert obj["undo"]["result"] == "failed", obj
+    assert "kubectl-edit" in obj["next_step"] and "instead of fighting that change" in obj["next_step"], obj["next_step"]
+    assert east.infra_template("MachineDeployment", md) == hand != target
+    assert east.last_rollout("MachineDeployment", md)["id"] == "it-undo-edit"  # no undo was written
 
 
 def test_batch_size_one_rolls_one_management_cluster_at_a_time_into_one_report(hw, tmp_path):

@@ -22,6 +22,8 @@
   server authorizes, admits, validates, defaults and prunes it, answers as for the real write, and
   stores nothing. A single write can ask for it too (``dry_run=True``), to see a result before it is
   made.
+- Every write (POST, PUT, PATCH) names the collection's one field manager (``fieldManager=capi-rollout``,
+  core.owners.FIELD_MANAGER), never with ``force``: ``managedFields`` then tell its writes from others'.
 - Every response's ``Date`` header feeds ``Api.clock`` (client.serverclock): times this collection
   writes or compares are the API server's, not the Ansible host's.
 """
@@ -36,6 +38,7 @@ import time
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import path_quote
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.serverclock import ServerClock
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 
 try:
@@ -51,6 +54,8 @@ DEFAULT_TIMEOUT = (10.0, 60.0)
 # Seconds a request may run past the end of a wait, so that the wait's last observation can still be made.
 DEADLINE_GRACE_SECONDS = 5.0
 SAFE_METHODS = ("GET", "HEAD")
+# the writes that take a fieldManager (a DELETE does not)
+MANAGED_WRITES = ("POST", "PUT", "PATCH")
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 
@@ -141,6 +146,8 @@ class Api(object):
         """Send one logical request; returns the parsed body (or the Response for ``stream``)."""
         safe = method in SAFE_METHODS
         verb = verb or method.lower()
+        if method in MANAGED_WRITES:
+            query = dict(query or {}, fieldManager=owners.FIELD_MANAGER)
         if not safe and (dry_run or self.dry_run):
             query = dict(query or {}, dryRun="All")
             verb += " (dry run)"

@@ -63,3 +63,11 @@ HELM_META_PREFIX = "meta.helm.sh/"
 ARGOCD_PREFIX = "argocd.argoproj.io/"
 FLUX_KUSTOMIZE_PREFIX = "kustomize.toolkit.fluxcd.io/"
 FLUX_HELM_PREFIX = "helm.toolkit.fluxcd.io/"
+# What tells an object's owner where managedFields do not (core/owners.py): Argo CD's tracking (its default,
+# client-side apply leaves no managedFields entry of its own), Flux's inventory labels, Helm's managed-by value.
+ARGOCD_TRACKING_ID_ANNOTATION = "argocd.argoproj.io/tracking-id"
+FLUX_KUSTOMIZE_NAME_LABEL = "kustomize.toolkit.fluxcd.io/name"
+FLUX_KUSTOMIZE_NAMESPACE_LABEL = "kustomize.toolkit.fluxcd.io/namespace"
+FLUX_HELM_NAME_LABEL = "helm.toolkit.fluxcd.io/name"
+FLUX_HELM_NAMESPACE_LABEL = "helm.toolkit.fluxcd.io/namespace"
+HELM_MANAGED_BY = "Helm"

@@ -27,6 +27,7 @@ import math
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 
 MACHINE_DEPLOYMENT = "MachineDeployment"
@@ -299,12 +300,14 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
     return blockers
 
 
-def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False):
+def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False, field_owners="refuse"):
     """Report objects for ``candidates`` (info entries) given ``clones`` ({ref: {ok, msg, infrastructure_ref,
     template}} from capi_machine_template in check mode) and every control plane (for the version skew).
 
     ``restart``: a plain restart (rotate the Machines onto their current template): no clones are needed,
     the target is the current template, and an object counts as done once this refresh id restarted it.
+    ``field_owners``: what a field the switch (or restart) writes that another manager owns means (core.owners:
+    refuse: a blocker, warn: a note, ignore: nothing).
 
     Each object has the report fields (kind, namespace, name, cluster, replicas, before, after, action,
     result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``wait`` (the
@@ -352,6 +355,11 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
         if not restart:
             obj["notes"].extend((entry.get("clone") or {}).get("warnings") or [])
         blockers = _blockers(entry, clone, on_target, ours, cp_versions, restart=restart)
+        owned, owned_note = owners.plan_blocker(entry.get("field_owners"), restart, field_owners)
+        if owned and not on_target:
+            blockers.append(owned)
+        if owned_note and not on_target:
+            obj["notes"].append(owned_note)
         if blockers:
             obj.update(action=SKIP, result="skipped", blockers=blockers)
         elif on_target and _get(entry, "rollout", "complete"):
@@ -398,11 +406,11 @@ def plan_waves(objects, max_in_flight=1, canary=False):
 
 
 def refresh_plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1, canary=False,
-                 restart=False):
+                 restart=False, field_owners="refuse"):
     """The plan of one management cluster: {objects (see plan), waves (see plan_waves), blocked (the objects with
     blockers)}. ``clones``: {ref: outcome} (clone_outcomes). ValueError for a bad ``max_in_flight``."""
     objects = plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
-                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart))
+                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart), field_owners=field_owners)
     waves = plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
     return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
 

@@ -11,6 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
@@ -113,6 +114,7 @@ def resource_entry(obj, now=None, cluster=None, api_version=None, machine_sets=N
         "paused": view["paused"],
         "paused_reasons": view["paused_reasons"],
         "topology_owned": view["topology_owned"],
+        "field_owners": owners.rollout_owners(obj, kind, view["api_version"]),
         "replicas": {key: view["replicas"].get(key) for key in ("desired", "current", "ready", "available", "up_to_date")},
         "rollout": rollout,
         "template": {key: template.get(key) for key in ("version", "infrastructure_ref", "bootstrap_ref", "failure_domain")},

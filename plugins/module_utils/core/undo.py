@@ -29,6 +29,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import diff as d
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
@@ -111,6 +112,33 @@ def find_target(md, machine_sets, to_revision, ref, entries=None):
     candidates.sort(key=lambda item: item[0], reverse=True)  # stable: MachineSets in list order first
     revision, ms = candidates[1]
     return _target(revision, rows[revision], ms)
+
+
+def find_before(md, entries, undo_rollout_id, ref):
+    """The target of an undo of the rollout ``undo_rollout_id``: what the object was before it (the ``from`` of its
+    first recorded entry), as find_target returns targets; None when that rollout changed no template of it. Raises
+    RolloutError changed_since_rollout when the template is no longer what the rollout wrote (its last entry's
+    ``to``): someone changed it since, and the undo does not fight that change."""
+    mine = [entry for entry in entries or [] if entry.get("rollout_id") == undo_rollout_id and "from" in entry]
+    if not mine:
+        return None
+    current = tmpl.identity(paths.get_path(md, "spec.template.spec", {}))
+    before = mine[0]["from"]
+    revision = mine[0].get("revision")
+    target = {"revision": revision - 1 if isinstance(revision, int) and revision > 1 else None, "machine_set": None,
+              "source": hist.SOURCE_RECORD, "identity": before}
+    if tmpl.up_to_date(current, tmpl.identity(before)) or tmpl.up_to_date(current, tmpl.identity(mine[-1]["to"])):
+        return target
+    changed = owners.last_change(md, _SPEC + ("infrastructureRef", "name"), since=mine[-1].get("at"))
+    who = f"{changed['manager']} at {changed['time']}" if changed else "someone else"
+    written = (mine[-1]["to"].get("infrastructureRef") or {}).get("name")
+    now_on = (current.get("infrastructure_ref") or {}).get("name")
+    raise RolloutError(
+        f"its template was changed by {who} after rollout {undo_rollout_id} switched it (it is on {now_on}, not on "
+        f"{written}); the undo leaves it there instead of fighting that change", ref=ref,
+        hint="find out why it was changed; to move it anyway, run capi_rollout_undo with to_revision "
+             "(capi_rollout_info with history=true lists the revisions)",
+        reason="changed_since_rollout")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,8 +343,9 @@ def _record(md, changes, written, now, target, entries, recording, machine_sets)
     return entry["revision"]
 
 
-def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None):
-    """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision.
+def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None, undo_rollout_id=None):
+    """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision, or (with
+    ``undo_rollout_id``) to what it was before that rollout (find_before), never onto another template.
 
     ``force``: allow topology-owned MDs and skew violations.
     ``recording`` (core.record.Recording; default: record without an id): a repeated ``rollout_id`` of an
@@ -359,7 +388,12 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
         return unchanged(f"rollout_id {recording.rollout_id} was already applied ({applied['action']} at {applied['at']})")
     to_revision = _validate_revision(to_revision, ref)
     warnings.extend(_guards(md, kind, ref, observed.cluster, force))
-    target = find_target(md, machine_sets, to_revision, ref, entries)
+    if undo_rollout_id is not None:
+        target = find_before(md, entries, undo_rollout_id, ref)
+        if target is None:
+            return unchanged(f"rollout {undo_rollout_id} changed no template of it: nothing to undo")
+    else:
+        target = find_target(md, machine_sets, to_revision, ref, entries)
     extra.update(_target_fields(md, machine_sets, entries, target, extra["revision_before"]))
     ms_name = extra["target_machine_set"]
 

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Mapping, Optional, TypedDict, cast
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -136,14 +137,22 @@ def template_of(obj, version):
             "version": found.get("version")}
 
 
-def drift(ref, template, expected):
-    """Why the object is not on the infrastructure template ``expected`` ({kind optional, name}), or None."""
+def drift(ref, template, expected, changed_by=None):
+    """Why the object is not on the infrastructure template ``expected`` ({kind optional, name}), or None;
+    ``changed_by``: who wrote the reference last (core.owners.last_change), named when known."""
     current = template["infrastructure_ref"] or {}
     if not expected or (current.get("name") == expected.get("name")
                         and expected.get("kind") in (None, current.get("kind"))):
         return None
+    who = f"{changed_by['manager']} at {changed_by['time']}" if changed_by else "someone else"
     return (f"{ref} is on {current.get('kind')} {current.get('name')}, not on the target {expected.get('name')}: "
-            "its template was changed by someone else during the rollout")
+            f"its template was changed by {who} during the rollout")
+
+
+def _changed_by(obj, kind, version, expected):
+    """Who else last wrote the template reference's name (managedFields), when a template is expected."""
+    path = apiversion.spec_path(kind, version, "infrastructure_ref")
+    return owners.last_change(obj, paths.split_path(path) + ("name",)) if expected and path else None
 
 
 def template_missing(ref: str, infra_ref: Mapping[str, Any], namespace: str) -> str:
@@ -177,7 +186,7 @@ def snapshot(obj: Dict[str, Any], version: Optional[str], machine_sets: Optional
     return {"done": bool(status["done"]), "message": status["message"], "line": progress_line(status),
             "warnings": status["warnings"], "waiting_for": status["waiting_for"],
             "pending": status["waiting_for"] == "pending", "template": template,
-            "drift": drift(status["ref"], template, expected),
+            "drift": drift(status["ref"], template, expected, _changed_by(obj, kind, version, expected)),
             "signature": _digest(signature(obj, kind, version)), "replicas": status.get("replicas") or {}}
 
 

@@ -94,6 +94,9 @@ LEASE_ARG_SPEC = {
     "lease_duration_seconds": {"type": "int", "default": 300},
 }
 
+# What a writing module does with a field another manager owns (core/owners.py; doc fragment field_owners).
+FIELD_OWNERS_ARG_SPEC = {"field_owners": {"type": "str", "choices": ["refuse", "warn", "ignore"], "default": "refuse"}}
+
 WAIT_ARG_SPEC = {
     "wait": {"type": "bool", "default": False},
     "wait_timeout": {"type": "int", "default": 1200},

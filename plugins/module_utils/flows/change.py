@@ -31,6 +31,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
@@ -79,6 +80,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
         plan_for = verb.planner(run, selected, clusters, now, identity.actor_for(run.api.connection))
         planned = [(obj, plan_for(obj)) for obj in selected.objects]
         verb.check_plans(run, planned)
+        _check_owners(planned, params["field_owners"])
         final = {}
         for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:
@@ -113,6 +115,15 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
     if module._diff:
         out["diff"] = run.writes + diffs
     module.exit_json(**out)
+
+
+def _check_owners(planned, mode):
+    """``field_owners`` over every change before the first write: a field another manager owns (core.owners)
+    fails the task untouched (refuse) or becomes a warning of its object (warn)."""
+    for obj, plan in planned:
+        if plan["changed"] and mode != "ignore":
+            found = owners.outside_topology(owners.owners_of(obj, owners.written_fields(plan["patch"])))
+            plan["warnings"] = list(plan.get("warnings") or []) + owners.check(plan["ref"], found, mode)
 
 
 def _changed(run, results):

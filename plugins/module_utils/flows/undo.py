@@ -25,6 +25,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import plan as p
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 
@@ -36,6 +37,9 @@ def refuse_early(params):
     single = params.get("name") or (names[0] if len(names) == 1 else None)
     ref = make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single) if single else None
     undos.refuse_kind(kind, ref)
+    if params.get("undo_rollout_id") is not None and params.get("to_revision"):
+        raise RolloutError(f"to_revision {params['to_revision']} and undo_rollout_id {params['undo_rollout_id']} both say "
+                           "where to go back to", ref=ref, hint="give one of them", reason="invalid_revision")
 
 
 def planner(run, selected, clusters, now, actor):
@@ -54,7 +58,7 @@ def planner(run, selected, clusters, now, actor):
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
                                   machine_sets=machine_sets, control_plane=control_plane, existing_templates=existing)
         return undos.plan_undo(obj, now, to_revision=params.get("to_revision"), force=params.get("force"),
-                               recording=recording, observed=observed)
+                               recording=recording, observed=observed, undo_rollout_id=params.get("undo_rollout_id"))
 
     changing = [obj for obj in objects if plan_with(obj)["changed"]]
     if not changing:

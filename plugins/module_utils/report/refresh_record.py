@@ -137,7 +137,7 @@ def _phrase(reason, settings, failed_task):
         "wait_timeout": f"not rolled out after {settings.get('wait_timeout')}s (wait_timeout)",
         "soak_failed": f"health gate failed during the {settings.get('soak_seconds')}s soak",
         "deleted": "deleted while rolling out",
-        "drift": "its template was changed by someone else during the wave",
+        "drift": "its template was changed during the wave",  # the wait names by whom (core.waitstate.drift)
         "template_missing": "its template was deleted during the wave",
         "lock_lost": "another run took the lock of this management cluster",
     }

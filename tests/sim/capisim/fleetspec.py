@@ -57,6 +57,12 @@ default filled in. Schema (also in tests/fleets/README.md)::
                   max_unavailable: 0       # integer >= 0 or "N%"; not both 0
                 failure_domain: null       # optional string
                 provision_seconds: 1       # optional, overrides the workload cluster's value
+                gitops:                    # optional: the MD is applied from "Git" by a reconciler (capisim/gitops.py)
+                  reconciler: flux         # flux (server-side apply as kustomize-controller, forced, every interval)
+                                           # | argo (tracking annotation, client-side apply as argocd-controller)
+                  interval_seconds: 5      # >= 1 (default 5)
+                  self_heal: true          # argo only: put a drifted template back (default true); false: only
+                                           # a change of Git is synced
                 template:
                   image: kindest/node:v1.30.4   # DockerMachineTemplate customImage (default kindest/node:<version>)
 """
@@ -211,7 +217,7 @@ def _topology_md(chk, md, path, cluster, cclass):
 def _machine_deployment(chk, md, path, cluster, cclass=None):
     if cluster["topology"] is not None:
         return _topology_md(chk, md, path, cluster, cclass)
-    keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template"]
+    keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template", "gitops"]
     if chk.mapping(md, path, ["name"], keys) is None:
         return None
     # The object name <cluster>-<md> must stay a valid label value (cluster.x-k8s.io/deployment-name).
@@ -233,7 +239,23 @@ def _machine_deployment(chk, md, path, cluster, cclass=None):
         "failure_domain": failure_domain,
         "provision_seconds": provision,
         "image": template.get("image") or f"kindest/node:{cluster['kubernetes_version']}",
+        "gitops": _gitops(chk, md.get("gitops"), f"{path}.gitops"),
     }
+
+
+def _gitops(chk, value, path):
+    if value is None:
+        return None
+    if chk.mapping(value, path, ["reconciler"], ["interval_seconds", "self_heal"]) is None:
+        return None
+    reconciler = value.get("reconciler")
+    if reconciler not in ("flux", "argo"):
+        chk.error(f"{path}.reconciler", "must be flux or argo")
+    if reconciler == "flux" and "self_heal" in value:
+        chk.error(f"{path}.self_heal", "is only allowed with reconciler argo (Flux always applies)")
+    return {"reconciler": reconciler,
+            "interval_seconds": chk.integer(value.get("interval_seconds", 5), f"{path}.interval_seconds", minimum=1),
+            "self_heal": chk.boolean(value.get("self_heal", True), f"{path}.self_heal")}
 
 
 def _control_plane(chk, value, path):

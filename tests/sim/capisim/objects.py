@@ -15,6 +15,7 @@ as template rotation in real fleets produces (<cluster>-<md>-<hash>).
 import hashlib
 import json
 
+from . import gitops
 from .kubeapi import resource_path
 
 CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"
@@ -202,6 +203,8 @@ class _Builder:
         labels = self.labels({TOPOLOGY_DEPLOYMENT_NAME: md["name"]} if self.wc["topology_owned"] else None)
         mdobj = {"apiVersion": f"{CORE}/{self.api_version}", "kind": "MachineDeployment",
                  "metadata": self.meta(name, labels), "spec": spec}
+        if md.get("gitops"):
+            gitops.mark(mdobj, md["gitops"], self.name)
         return [kct, dmt, mdobj]
 
 

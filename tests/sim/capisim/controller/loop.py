@@ -12,6 +12,7 @@ import threading
 import time
 import traceback
 
+from ..gitops import GitOps
 from ..kubeapi import ApiError
 from ..releases import RELEASES
 from . import model as m
@@ -61,6 +62,8 @@ class Controller:
         self.provisioning = {}  # Machine uid -> provisioning start (shared by the Machines of one batch)
         self.stop = threading.Event()
         self._failures = {}
+        # MDs a fleet spec puts under a GitOps reconciler (capisim/gitops.py): another writer, as in real fleets
+        self.gitops = GitOps(make_api(), self.store, self.stop, ("cluster.x-k8s.io", self.api_version))
         self.informers = [Informer(make_api(), kind, collection_path(kind, self.api_version), self.store, self._on_event,
                                    self.stop) for kind in WATCHED + (TOPOLOGY_WATCHED if topology else ())]
 
@@ -148,6 +151,7 @@ class Controller:
                 if self.stop.is_set():
                     return
         log.info("caches synced; %d objects", sum(len(self.store.list(k)) for k in WATCHED))
+        self.gitops.start()
         next_resync = time.monotonic() + self.sync_period
         while not self.stop.is_set():
             key = self.queue.get(max_wait=1.0)

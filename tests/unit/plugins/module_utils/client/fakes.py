@@ -32,6 +32,9 @@ class FakeStream(object):
 
 # the error of an answer that never comes (FakeConnection.add ``hang``)
 HANG = object()
+# the query of every write (client.requests names the field manager) and of a write sent as a dry run
+WRITE = {"fieldManager": "capi-rollout"}
+DRY_RUN = dict(WRITE, dryRun="All")
 
 
 class FakeConnection(object):

@@ -10,7 +10,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import (
     DEADLINE_GRACE_SECONDS, Api, resource_path, with_conflict_retry,
 )
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, WRITE, FakeConnection
 
 PATH = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments/md-0"
 
@@ -183,6 +183,22 @@ def test_a_write_that_could_not_connect_is_sent_again_one_that_was_sent_is_not()
     api.get(PATH)
     assert api.patch_merge(PATH, {}) == {"ok": True}
     assert [s["method"] for s in conn.sent] == ["GET", "PATCH", "PATCH"]
+
+
+def test_every_write_names_the_one_field_manager_reads_do_not():
+    conn = FakeConnection()
+    for method in ("GET", "POST", "PUT", "PATCH"):
+        conn.add(method, PATH, body={})
+    api, _sleeps = make_api(conn)
+    api.get(PATH)
+    api.request("POST", PATH, body={}, verb="create")
+    api.request("PUT", PATH, body={}, verb="update", dry_run=True)
+    api.patch_json(PATH, [])
+    api.dry_run = True
+    api.patch_merge(PATH, {})
+    assert [(s["method"], s["query"]) for s in conn.sent] == [
+        ("GET", {}), ("POST", WRITE), ("PUT", DRY_RUN), ("PATCH", WRITE), ("PATCH", DRY_RUN)]
+    assert WRITE == {"fieldManager": "capi-rollout"}  # no force: ownership is never taken
 
 
 def test_patch_is_never_retried():

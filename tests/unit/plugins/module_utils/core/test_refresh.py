@@ -239,3 +239,31 @@ def test_clone_outcomes_from_one_call_with_objects():
     assert got["machinedeployment/default/a"]["ok"] is True
     assert got["machinedeployment/default/b"] == {"ok": False, "msg": "pruned: instanceTyp", "infrastructure_ref": None,
                                                   "template": None}
+
+
+# ----- field owners (core.owners): the plan table shows the refusal a write would meet
+
+FLUX_OWNED = {"infrastructure_ref": [{"manager": "kustomize-controller", "field": "spec.template.spec.infrastructureRef",
+                                      "source": "managedFields (Apply)", "time": "2026-11-30T05:00:00Z",
+                                      "next_step": "change it in Git (the reconciler applies it from there)"}]}
+
+
+def test_a_template_reference_git_owns_blocks_the_switch_names_the_owner_and_what_to_do():
+    obj = dict(entry("a-md-0"), field_owners=FLUX_OWNED)
+    got = plan_one(obj)
+    assert got["action"] == "skip" and got["blockers"] == [
+        "field owner: spec.template.spec.infrastructureRef is owned by kustomize-controller (managedFields (Apply)); "
+        "change it in Git (the reconciler applies it from there)"]
+    warned = plan_one(obj, field_owners="warn")
+    assert warned["action"] == "switch" and "switched anyway (field_owners=warn)" in warned["notes"][0]
+    assert plan_one(obj, field_owners="ignore")["notes"] == []
+    # a restart writes the trigger, which Git does not hold here
+    assert refresh.plan([obj], {}, refresh_id="r-1", restart=True)[0]["blockers"] == []
+
+
+def test_a_rerun_does_not_switch_again_while_the_owner_holds_the_template_reference():
+    """This refresh switched it, the reconciler put Git's template back: no second switch to fight it."""
+    obj = dict(entry("a-md-0", last={"id": "hw-1", "at": "2026-11-30T06:00:00Z", "action": "restarted"}),
+               field_owners=FLUX_OWNED)
+    got = plan_one(obj)
+    assert got["action"] == "skip" and "kustomize-controller" in got["blockers"][0]

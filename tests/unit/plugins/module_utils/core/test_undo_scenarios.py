@@ -485,3 +485,52 @@ def test_undo_history_respects_history_limit():
         undo.plan_undo(md, _at(9), to_revision=2, observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert exc.value.hint.startswith("revisions that exist: 8 (current), 7 (record only), 6 (record only), 5 (record only), "
                                      "4 (record only).")
+
+
+# ---------------------------------------------------------------------------------------------
+# undo of one rollout (undo_rollout_id): back to what the object was before it, never onto another template
+
+
+def _hand_edit(md, sets, infra, manager, minutes, version="v1beta2"):
+    """Someone else switches the template (a kubectl edit, a reconciler): managedFields name them."""
+    md = copy.deepcopy(md)
+    md["spec"]["template"]["spec"]["infrastructureRef"]["name"] = infra
+    md["metadata"]["managedFields"] = [{"manager": manager, "operation": "Update", "time": _text(_at(minutes)),
+                                        "fieldsV1": {"f:spec": {"f:template": {"f:spec": {"f:infrastructureRef": {"f:name": {}}}}}}}]
+    return capi.complete_rollout(md, sets, release="v1.14", now=_text(_at(minutes)))
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_undo_of_a_refresh_returns_to_the_template_before_it(version):
+    md, sets = _start(version)
+    for minutes, (infra, rollout_id) in enumerate((("infra-b", "hw-0"), ("infra-c", "hw-1")), start=1):
+        plan = restart.plan_restart(md, _at(minutes), infrastructure_ref=infra, recording=Recording(rollout_id=rollout_id),
+                                    observed=Observed(machine_sets=sets))
+        md, sets = _apply(md, sets, plan, "v1.14", minutes)
+    back = undo.plan_undo(md, _at(5), recording=Recording(rollout_id="hw-1-undo"), undo_rollout_id="hw-1",
+                          observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert back["changed"] and back["target_template"]["infrastructure_ref"]["name"] == "infra-b"
+    assert back["to_revision"] == 2 and back["target_source"] == "record"
+    # a rollout that changed no template of it: nothing to undo (to_revision=0 would have moved it to infra-b)
+    plain = undo.plan_undo(md, _at(5), undo_rollout_id="hw-9", observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert not plain["changed"] and "changed no template" in plain["message"]
+
+
+def test_undo_of_a_refresh_after_a_hand_edit_stops_and_names_the_editor():
+    """The bug of issue 27: to_revision=0 after a mid-wave edit moved the object onto the refresh's own target."""
+    md, sets = _start()
+    plan = restart.plan_restart(md, _at(1), infrastructure_ref="infra-b", recording=Recording(rollout_id="hw-1"),
+                                observed=Observed(machine_sets=sets))
+    md, sets = _apply(md, sets, plan, "v1.14", 1)
+    md, sets = _hand_edit(md, sets, "infra-x", "kubectl-edit", 2)
+    previous = undo.plan_undo(md, _at(3), observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert previous["target_template"]["infrastructure_ref"]["name"] == "infra-b"  # what to_revision=0 does
+    with pytest.raises(RolloutError) as err:
+        undo.plan_undo(md, _at(3), undo_rollout_id="hw-1", observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert err.value.reason == "changed_since_rollout"
+    assert str(err.value).startswith(f"machinedeployment/default/md-0: its template was changed by kubectl-edit at "
+                                     f"{_text(_at(2))} after rollout hw-1 switched it (it is on infra-x, not on infra-b)")
+    # edited back to the template from before the refresh: nothing to undo
+    md, sets = _hand_edit(md, sets, "infra-a", "kubectl-edit", 4)
+    done = undo.plan_undo(md, _at(5), undo_rollout_id="hw-1", observed=Observed(machine_sets=sets, control_plane_version=CP))
+    assert not done["changed"]

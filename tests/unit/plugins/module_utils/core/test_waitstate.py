@@ -4,7 +4,10 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import pytest
+
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects
 
 T0 = 1796000000.0  # 2026-11-30T...Z
 A = "machinedeployment/default/a"
@@ -140,3 +143,18 @@ def test_deciding_is_each_observation_that_may_end_the_wait_or_start_its_soak():
     assert ws.deciding(state, T0 + 11, done, 100, 50)  # the end of the soak
     ws.observe(state, T0 + 11, done, 100, 50, soak_seconds=10)
     assert state["phase"] == ws.SUCCEEDED and not ws.deciding(state, T0 + 12, done, 100, 50)
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_drift_names_who_changed_the_template_and_when(version):
+    md = capi_objects.machine_deployment(version=version, infra="md-0-infra-v1")
+    name_set = {"f:spec": {"f:template": {"f:spec": {"f:infrastructureRef": {"f:name": {}}}}}}
+    md["metadata"]["managedFields"] = [
+        {"manager": "capi-rollout", "operation": "Update", "time": "2026-03-01T11:59:00Z", "fieldsV1": {}},
+        {"manager": "kubectl-edit", "operation": "Update", "time": "2026-03-01T12:00:05Z", "fieldsV1": name_set}]
+    found = ws.snapshot(md, version, [], None, expected={"name": "md-0-infra-v2"})["drift"]
+    assert found.endswith("not on the target md-0-infra-v2: its template was changed by kubectl-edit at "
+                          "2026-03-01T12:00:05Z during the rollout"), found
+    md["metadata"]["managedFields"] = md["metadata"]["managedFields"][:1]
+    assert "changed by someone else" in ws.snapshot(md, version, [], None, expected={"name": "md-0-infra-v2"})["drift"]
+    assert ws.snapshot(md, version, [], None, expected={"name": "md-0-infra-v1"})["drift"] is None

@@ -15,7 +15,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -34,7 +34,8 @@ TEMPLATES = INFRA + "/namespaces/default/dockermachinetemplates"
 class FakeModule(ModuleStandIn):
     _name = "capi_rollout_restart"
     DEFAULTS = dict({key: value.get("default")
-                     for key, value in args.argument_spec(args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC).items()},
+                     for key, value in args.argument_spec(args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC,
+                                                          args.FIELD_OWNERS_ARG_SPEC).items()},
                     after=None, force=False, infrastructure_ref=None, rollout_id=None, reason=None, paused=None,
                     machine_sets=False, machines=False)
 
@@ -154,7 +155,7 @@ def test_check_mode_sends_every_write_as_a_dry_run_and_returns_diff(conn):
     out = run(FakeModule(check_mode=True, diff=True, name="md-0"))
     assert out.result["changed"] is True
     writes = [s for s in conn.sent if s["method"] != "GET"]
-    assert [(s["method"], s["query"]) for s in writes] == [("PATCH", {"dryRun": "All"})]
+    assert [(s["method"], s["query"]) for s in writes] == [("PATCH", DRY_RUN)]
     assert "after:" in out.result["diff"][0]["after"]
     assert out.result["objects"][0]["patch"] == writes[0]["body"]
 
@@ -400,6 +401,47 @@ def test_switches_with_one_topology_owned_object_write_nothing(conn):
     assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET"]
 
 
+FLUX_APPLY = {"manager": "kustomize-controller", "operation": "Apply", "time": "2026-03-01T11:00:00Z",
+              "fieldsType": "FieldsV1",
+              "fieldsV1": {"f:spec": {"f:template": {"f:spec": {"f:infrastructureRef": {"f:name": {}}}}}}}
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_a_switch_of_a_field_flux_applies_is_refused_before_any_write(conn, check_mode):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1")]
+    mds[1]["metadata"]["managedFields"] = [FLUX_APPLY]
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", TEMPLATES, body={"items": [machine_template("md-0-v2"), machine_template("md-1-v2")]})
+    out = run(FakeModule(check_mode=check_mode, switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2")]))
+    assert out.failed and out.result["reason"] == "field_owned"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: spec.template.spec.infrastructureRef.name is "
+                                        "owned by kustomize-controller (managedFields (Apply))")
+    assert "change it in Git" in out.result["msg"]
+    assert [s["method"] for s in conn.sent] == ["GET"] * 4
+
+
+def test_field_owners_warn_writes_and_warns_a_restart_of_a_git_managed_object_is_allowed(conn):
+    mds = [objs.machine_deployment(name=name) for name in ("md-0", "md-1")]
+    mds[0]["metadata"]["managedFields"] = [FLUX_APPLY]
+    mds[1]["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/name"] = "fleet"
+    conn.add("GET", MDS, body=md_list(*mds))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", TEMPLATES + "/md-0-v2", body=machine_template("md-0-v2"))
+    conn.add("GET", INFRA, body={"resources": [{"name": "dockermachinetemplates", "kind": "DockerMachineTemplate"}]})
+    conn.add("PATCH", MDS + "/md-0", body=mds[0])
+    conn.add("PATCH", MDS + "/md-1", body=mds[1])
+    module = FakeModule(name="md-0", field_owners="warn", infrastructure_ref={"name": "md-0-v2", "kind": "DockerMachineTemplate"})
+    out = run(module)
+    assert not out.failed, out.result
+    assert any("kustomize-controller" in w and "written anyway" in w for w in module.warnings), module.warnings
+    # a restart writes the trigger and this collection's annotations, which Git does not hold
+    module = FakeModule(name="md-1")
+    out = run(module)
+    assert not out.failed, out.result
+    assert [s["path"] for s in conn.sent if s["method"] == "PATCH"] == [MDS + "/md-0", MDS + "/md-1"]
+
+
 def test_switches_naming_an_object_twice_are_refused_before_any_request(conn):
     out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2"), switch(" md-0 ", "md-0-v3")]))
     assert out.failed and out.result["reason"] == "invalid_selection"
@@ -583,3 +625,14 @@ def test_a_switch_takes_a_template_or_an_infrastructure_ref_not_both(restart_spe
     assert any("mutually exclusive" in text for text in both.error_messages), both.error_messages
     neither = validator.validate({"switches": [{"name": "md-0"}]})
     assert any("one of the following is required" in text for text in neither.error_messages), neither.error_messages
+
+
+def test_the_topology_is_left_to_its_guard_undo_force_still_overrides_it(conn):
+    """A topology-owned object's pause is not refused as a field owner: the topology guard decides topology."""
+    md = objs.machine_deployment(name="md-0")
+    md["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] = ""
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0", paused=True), verb="pause")
+    assert not out.failed, out.result

@@ -12,7 +12,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import Loc
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, WRITE, FakeConnection
 
 UTC = datetime.timezone.utc
 NOW = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -60,7 +60,7 @@ def test_create_when_there_is_no_lease():
     assert got["acquired"] is True and got["action"] == "create" and got["held_by"] == "me" and got["changed"] is True
     # the create is tried as a dry run first (a missing namespace fails there, with nothing attempted)
     assert methods(conn) == [("GET", PATH), ("POST", COLLECTION), ("POST", COLLECTION)]
-    assert [s["query"] for s in conn.sent[1:]] == [{"dryRun": "All"}, {}]
+    assert [s["query"] for s in conn.sent[1:]] == [DRY_RUN, WRITE]
     assert conn.sent[2]["body"]["spec"]["holderIdentity"] == "me"
 
 
@@ -71,7 +71,7 @@ def test_a_missing_namespace_fails_in_the_dry_run():
     with pytest.raises(RolloutError) as err:
         make_lock(conn).acquire("me", 60)
     assert err.value.reason == "not_found" and "namespace default does not exist" in str(err.value)
-    assert [s["query"] for s in conn.sent if s["method"] == "POST"] == [{"dryRun": "All"}]
+    assert [s["query"] for s in conn.sent if s["method"] == "POST"] == [DRY_RUN]
 
 
 def test_losing_the_create_race_shows_the_winner():
@@ -147,14 +147,14 @@ def test_check_mode_sends_the_take_and_the_release_as_dry_runs():
     conn.add("POST", COLLECTION, status=201, body=lease("me"))
     got = make_lock(conn, dry_run=True).acquire("me", 60, check_mode=True)
     assert got["would_acquire"] is True and got["acquired"] is False and got["changed"] is True
-    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("POST", {"dryRun": "All"})]
+    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("POST", DRY_RUN)]
 
     conn = FakeConnection()
     conn.add("GET", PATH, body=lease("me"))
     conn.add("PUT", PATH, body=lease(None))
     got = make_lock(conn, dry_run=True).release("me", check_mode=True)
     assert got["changed"] is True and got["held_by"] == "me"
-    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("PUT", {"dryRun": "All"})]
+    assert [(s["method"], s["query"]) for s in conn.sent] == [("GET", {}), ("PUT", DRY_RUN)]
 
 
 def test_check_mode_refused_by_rbac_fails_like_the_real_run():

@@ -13,7 +13,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows import args
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as tc
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, WRITE, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
 
 INFRA = "infrastructure.cluster.x-k8s.io"
@@ -125,7 +125,7 @@ def test_clone_from_machine_deployment_creates_with_seven_requests(conn):
     assert "diff" not in res
     assert sent(conn) == [("GET", "/apis"), ("GET", MD), ("GET", DISCOVERY), ("GET", f"{DMTS}/c1-md-0-a1b2c"),
                           ("GET", f"{DMTS}/{name}"), ("POST", DMTS), ("POST", DMTS)]
-    assert [entry["query"] for entry in conn.sent[-2:]] == [{"dryRun": "All"}, {}]
+    assert [entry["query"] for entry in conn.sent[-2:]] == [DRY_RUN, WRITE]
     assert res["api_requests"] == 7
     assert conn.sent[-1]["body"] == conn.sent[-2]["body"] == plan_object
 
@@ -139,7 +139,7 @@ def test_check_mode_sends_the_create_as_a_dry_run_and_shows_the_diff(conn):
     res = done.result
     assert not done.failed and res["changed"] is True and res["created"] is True
     writes = [entry for entry in conn.sent if entry["method"] != "GET"]
-    assert [(entry["method"], entry["query"]) for entry in writes] == [("POST", {"dryRun": "All"})]
+    assert [(entry["method"], entry["query"]) for entry in writes] == [("POST", DRY_RUN)]
     # The template returned is the API server's answer to the dry run.
     assert res["template"]["metadata"]["name"] == name
     assert res["template"]["metadata"]["creationTimestamp"] == "2026-12-02T05:00:00Z"
@@ -268,7 +268,7 @@ def test_concurrent_create_of_the_same_template_is_unchanged(conn):
     done = run(FakeModule(from_object={"name": "c1-md-0"}, overrides=OVERRIDES))
     assert not done.failed, done.result["msg"]
     assert done.result["changed"] is False
-    assert [m for m, _p in sent(conn)].count("POST") == 1 and conn.sent[-2]["query"] == {"dryRun": "All"}
+    assert [m for m, _p in sent(conn)].count("POST") == 1 and conn.sent[-2]["query"] == DRY_RUN
 
 
 def _clone_with_answer(conn, overrides, answer_spec):
@@ -290,7 +290,7 @@ def test_pruned_fields_fail_after_the_dry_run_with_nothing_written(conn):
     assert done.failed and done.result["reason"] == "pruned_fields"
     assert "drops spec.template.spec.customImag" in done.result["msg"] and "kubectl explain" in done.result["msg"]
     posts = [entry for entry in conn.sent if entry["method"] == "POST"]
-    assert [entry["query"] for entry in posts] == [{"dryRun": "All"}]
+    assert [entry["query"] for entry in posts] == [DRY_RUN]
 
 
 def test_overrides_that_change_nothing_fail_with_nothing_written(conn):
@@ -298,7 +298,7 @@ def test_overrides_that_change_nothing_fail_with_nothing_written(conn):
     done = _clone_with_answer(conn, {"customImage": "kindest/node:v1.30.4"}, {"customImage": "kindest/node:v1.30.4"})
     assert done.failed and done.result["reason"] == "no_effect", done.result
     assert "dockermachinetemplate/default/c1-md-0-a1b2c" in done.result["msg"] and "change nothing" in done.result["msg"]
-    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}]
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [DRY_RUN]
 
 
 def test_no_overrides_make_a_plain_copy(conn):
@@ -356,7 +356,7 @@ def test_objects_are_read_by_list_checked_then_created(conn):
     assert res["changed"] is True and "diff" not in res
     # reads independent of the number of objects, then per object a dry run; the creates only after both passed
     assert sent(conn) == [("GET", "/apis"), ("GET", MDS), ("GET", DISCOVERY), ("GET", DMTS)] + [("POST", DMTS)] * 4
-    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2 + [{}] * 2
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [DRY_RUN] * 2 + [WRITE] * 2
     assert [entry["body"]["metadata"]["name"] for entry in conn.sent[-2:]] == [plan["name"] for plan in plans]
     assert res["api_requests"] == 8
     assert [entry["ref"] for entry in res["results"]] == ["machinedeployment/default/c1-md-0",
@@ -395,7 +395,7 @@ def test_objects_one_failing_check_creates_nothing_and_names_it(conn):
                                  "spec.template.spec.customImag"), res["msg"]
     assert "c1-md-0:" not in res["msg"]
     # both were checked, nothing was created
-    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [DRY_RUN] * 2
     first, second = res["results"]
     assert first["failed"] is False and first["created"] is False and first["changed"] is False
     assert first["message"].endswith("was not created from dockermachinetemplate/default/c1-md-0-a1b2c: "
@@ -432,7 +432,7 @@ def test_objects_check_mode_sends_only_dry_runs_and_a_diff_per_template(conn):
     done = run(FakeModule(check_mode=True, diff=True, objects=objects()))
     res = done.result
     assert not done.failed and res["changed"] is True, res.get("msg")
-    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [{"dryRun": "All"}] * 2
+    assert [entry["query"] for entry in conn.sent if entry["method"] == "POST"] == [DRY_RUN] * 2
     assert [entry["created"] for entry in res["results"]] == [True, True]
     assert all("would be created" in entry["message"] for entry in res["results"])
     assert [diff["after_header"] for diff in res["diff"]] == [f"{plan['ref']} (new)" for plan in plans]
@@ -451,7 +451,7 @@ def test_objects_a_failed_create_does_not_stop_the_others(conn):
                                  "machinedeployment/default/c1-md-0: ")
     assert [entry["failed"] for entry in res["results"]] == [True, False]
     assert res["results"][0]["reason"] == "forbidden" and res["results"][1]["created"] is True
-    assert len([entry for entry in conn.sent if entry["method"] == "POST" and not entry["query"]]) == 2
+    assert len([entry for entry in conn.sent if entry["method"] == "POST" and entry["query"] == WRITE]) == 2
 
 
 def test_objects_warnings_are_prefixed_with_the_object(conn):

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.test_change import (
     APIS, CLUSTERS, MDS, FakeModule, md_list, run,
 )
@@ -108,7 +108,7 @@ def test_check_mode_and_diff_write_nothing(conn):
     out = run(UndoModule(name="md-0", check_mode=True, diff=True), verb="undo")
     assert not out.failed, out.result
     assert out.result["changed"] is True and not _patches(conn)
-    assert [s["query"] for s in conn.sent if s["method"] == "PATCH"] == [{"dryRun": "All"}]
+    assert [s["query"] for s in conn.sent if s["method"] == "PATCH"] == [DRY_RUN]
     assert "md-0-infra-v1" in out.result["diff"][0]["after"] and "md-0-infra-v2" in out.result["diff"][0]["before"]
 
 

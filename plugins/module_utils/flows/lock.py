@@ -186,7 +186,7 @@ def run_lock(module):
         leases.validate_duration(params["lease_duration_seconds"])
     except ValueError as err:
         module.fail_json(msg=str(err), reason="invalid_duration")
-    run = Run(module, minimums=settings.LOCK_MINIMUMS)
+    run = Run(module, bounds=settings.LOCK_BOUNDS)
     run.connect()
     lock = Lock(run.api, params["name"], params["namespace"])
     try:

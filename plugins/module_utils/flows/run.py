@@ -9,6 +9,7 @@ the reads and result entries the flows have in common. The only home of ``Ansibl
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible.module_utils import basic
 from ansible.module_utils.basic import missing_required_lib
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
@@ -34,9 +35,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.args import aut
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 
-    def __init__(self, module, minimums=None):
+    def __init__(self, module, bounds=None):
         self.module = module
-        self.minimums = minimums  # of the module's numeric options (core.settings); the wait modules' by default
+        self.bounds = bounds  # of the module's numeric options (core.settings); MODULE_BOUNDS by default
         self.api = None
         self.discovery = None
         self.progress = []
@@ -50,7 +51,8 @@ class Run(object):
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
         ``dry_run=True`` (a module that only checks what a write would do)."""
         module = self.module
-        problems = settings.module_errors(module.params, self.minimums)
+        problems = settings.module_errors(module.params, self.bounds, given=given_params(module),
+                                          spec=getattr(module, "argument_spec", None))
         if problems:
             # before any request: a wait that cannot succeed must not follow a write
             module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
@@ -136,6 +138,14 @@ class Run(object):
                               clock=lambda: self.api.server_now().timestamp(),
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
+
+
+def given_params(module):
+    """The options as the task gave them, before AnsibleModule converted them ("12.0" to 12, "a=1" to a mapping), or
+    None for a stand-in of AnsibleModule (unit tests)."""
+    if not isinstance(module, basic.AnsibleModule):
+        return None
+    return basic._load_params()  # pylint: disable=protected-access  # parsed again from the arguments kept by basic
 
 
 def start_rv(selected, objects):

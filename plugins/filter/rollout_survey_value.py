@@ -95,7 +95,7 @@ def rollout_survey_value(value, kind=None, default=None, name="the value"):
     if mapping in (None, ""):
         return DEFAULTS[kind] if default is None else default
     if not isinstance(mapping, dict):
-        raise AnsibleFilterError(f"{name} must be a mapping, or YAML or JSON text of one, got {settings.shown(value)}")
+        raise AnsibleFilterError(f"{name} must be a mapping, or YAML or JSON text of one, got {settings.kind_of(mapping)} {settings.shown(mapping)}")
     return mapping
 
 

@@ -475,14 +475,13 @@ api_requests:
   sample: 5
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.machine_template import run_machine_template
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC,
             namespace={"type": "str", "default": "default"},

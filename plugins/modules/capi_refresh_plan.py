@@ -212,16 +212,15 @@ api_requests:
   sample: 9
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.refresh_plan import run_refresh_plan
 
 TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides", "labels", "annotations", "objects")}
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC,
             namespaces={"type": "list", "elements": "str", "required": True},

@@ -250,14 +250,13 @@ api_requests:
   sample: 2
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import run_lock
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC, args.LEASE_ARG_SPEC,
             state={"type": "str", "choices": ["acquired", "released"], "default": "acquired"},

@@ -298,14 +298,13 @@ api_requests:
   sample: 12
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.wait import run_wait
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC,
             objects={"type": "list", "elements": "dict", "required": True, "options": {

@@ -32,6 +32,19 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 from ansible_collections.capi.rollout.plugins.module_utils.flows.args import auth_params
 
 
+class RolloutModule(basic.AnsibleModule):
+    """The AnsibleModule of every module of the collection: it refuses control characters in text options before
+    AnsibleModule logs the call (syslog fails on a NUL byte with a message that names no option)."""
+
+    def _log_invocation(self):
+        problems = [problem for name, value in sorted(self.params.items()) if isinstance(value, str)
+                    for problem in settings.control_character_problems(name, value)]
+        if problems:
+            self.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
+                           api_requests=0)
+        super(RolloutModule, self)._log_invocation()
+
+
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 

@@ -323,27 +323,26 @@ _REFRESH_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
 REFRESH_ID_ACCEPTED = "1-63 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
 
 
-def module_errors(params, bounds=None, given=None, spec=None):
-    """Problems with a module's options that its argument spec cannot express, in words, before any request:
-    ``given`` (the options as the task gave them) against the types of ``spec`` (the argument spec) and free of
-    control characters, the ranges of ``bounds`` (MODULE_BOUNDS by default; {option: key of BOUNDS}, the lease's and
-    lock's own included), an empty ``objects`` and the rollout id."""
+def given_problems(spec, given):
+    """The problems of the options as the task gave them (``given``, before AnsibleModule converted them) against the
+    argument spec ``spec``: their types (given_type_problems), and control characters in the text of the others."""
     out = []
-    bad = set()
-    if given is not None and spec is not None:
-        names = _option_names(spec)
-        for name, value in sorted(given.items()):
-            if name not in names:
-                continue  # Ansible's own (_ansible_check_mode, ...)
-            problems = given_type_problems(spec, {name: value})
-            if problems:
-                bad.add(names[name])
-            out += problems or control_character_problems(name, value)
+    names = _option_names(spec)
+    for name, value in sorted(given.items()):
+        if name in names:  # not Ansible's own (_ansible_check_mode, ...)
+            out += given_type_problems(spec, {name: value}) or control_character_problems(name, value)
+    return out
+
+
+def module_errors(params, bounds=None):
+    """Problems with a module's options that its argument spec cannot express, in words, before any request: the
+    ranges of ``bounds`` (MODULE_BOUNDS by default; {option: key of BOUNDS}, the lease's and lock's own included), an
+    empty ``objects`` and the rollout id."""
+    out = []
     bounds = MODULE_BOUNDS if bounds is None else bounds
-    out += bound_problems({name: value for name, value in params.items() if name not in bad},
-                          {name: key for name, key in bounds.items() if name in params})
+    out += bound_problems(params, {name: key for name, key in bounds.items() if name in params})
     for nested in NESTED_BOUNDS:
-        if isinstance(params.get(nested), dict) and nested not in bad:
+        if isinstance(params.get(nested), dict):
             inner = params[nested]
             out += [f"{nested}.{problem}" for problem in bound_problems(inner, {name: key for name, key in bounds.items()
                                                                               if name in inner})]

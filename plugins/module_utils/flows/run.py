@@ -33,16 +33,18 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.args import aut
 
 
 class RolloutModule(basic.AnsibleModule):
-    """The AnsibleModule of every module of the collection: it refuses control characters in text options before
-    AnsibleModule logs the call (syslog fails on a NUL byte with a message that names no option)."""
+    """The AnsibleModule of every module of the collection. The options as the task gave them are checked before
+    AnsibleModule converts them: it would take "12.0" and "1e3" for whole numbers, parse "a=1" into a mapping, turn a
+    boolean into text, and refuse a text for a mapping without naming the option; syslog fails on a NUL byte."""
 
-    def _log_invocation(self):
-        problems = [problem for name, value in sorted(self.params.items()) if isinstance(value, str)
-                    for problem in settings.control_character_problems(name, value)]
+    def _set_internal_properties(self):
+        super(RolloutModule, self)._set_internal_properties()
+        problems = settings.given_problems(self.argument_spec, self.params)
         if problems:
+            self.no_log_values.update(str(self.params[name]) for name, spec in self.argument_spec.items()
+                                      if spec.get("no_log") and self.params.get(name) is not None)
             self.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
                            api_requests=0)
-        super(RolloutModule, self)._log_invocation()
 
 
 class Run(object):
@@ -64,8 +66,7 @@ class Run(object):
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
         ``dry_run=True`` (a module that only checks what a write would do)."""
         module = self.module
-        problems = settings.module_errors(module.params, self.bounds, given=given_params(module),
-                                          spec=getattr(module, "argument_spec", None))
+        problems = settings.module_errors(module.params, self.bounds)
         if problems:
             # before any request: a wait that cannot succeed must not follow a write
             module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
@@ -151,14 +152,6 @@ class Run(object):
                               clock=lambda: self.api.server_now().timestamp(),
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
-
-
-def given_params(module):
-    """The options as the task gave them, before AnsibleModule converted them ("12.0" to 12, "a=1" to a mapping), or
-    None for a stand-in of AnsibleModule (unit tests)."""
-    if not isinstance(module, basic.AnsibleModule):
-        return None
-    return basic._load_params()  # pylint: disable=protected-access  # parsed again from the arguments kept by basic
 
 
 def start_rv(selected, objects):

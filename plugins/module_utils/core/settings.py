@@ -263,10 +263,11 @@ def _spec_type_problem(name, spec, value):
         if not isinstance(value, dict):
             return f"{name} must be a mapping, got {kind_of(value)} {shown(value)}"
     elif kind == "list":
-        items = value if isinstance(value, list) else None
-        if items is None and not isinstance(value, str):
-            return f"{name} must be a list, got {kind_of(value)} {shown(value)}"
         element = spec.get("elements")
+        items = value if isinstance(value, list) else None
+        # text is a list of names separated by commas (Ansible's own rule), never of mappings
+        if items is None and not (isinstance(value, str) and element in (None, "str")):
+            return f"{name} must be a list, got {kind_of(value)} {shown(value)}"
         for index, item in enumerate(items or []):
             if element == "str" and isinstance(item, (bool, float, list, dict)):
                 return f"{name}[{index}] must be text, got {kind_of(item)} {shown(item)}"

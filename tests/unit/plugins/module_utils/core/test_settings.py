@@ -146,6 +146,7 @@ SPEC = {
     ({"names": [{"a": 1}]}, "names[0] must be text, got a mapping {'a': 1}"),
     ({"names": 5}, "names must be a list, got a number 5"),
     ({"objects": ["md-0"]}, "objects[0] must be a mapping, got text 'md-0'"),
+    ({"objects": "md-0"}, "objects must be a list, got text 'md-0'"),
     ({"objects": [{"name": "md-0", "wait_timeout": "5m"}]}, "objects[0].wait_timeout must be a whole number, got text '5m'"),
     ({"lease": {"lease_duration_seconds": "12.5"}}, "lease.lease_duration_seconds must be a whole number, got text '12.5'"),
     ({"name": "wa\x00md"}, "name contains the control character '\\x00' at position 2"),

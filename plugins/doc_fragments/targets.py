@@ -59,12 +59,13 @@ options:
     default: false
   wait_timeout:
     description:
-      - How many seconds to wait in total before failing.
+      - How many seconds to wait in total before failing, from V(1) to V(604800) (a week).
     type: int
     default: 1200
   stall_timeout:
     description:
-      - Fail when no replica count or condition of the waited-for objects has changed for this many seconds.
+      - Fail when no replica count or condition of the waited-for objects has changed for this many seconds (V(1) to
+        V(86400)).
       - Cluster API has no progress deadline of its own; this detects rollouts that are stuck, for example
         machines that never become ready. The failure message says what is stuck.
     type: int

@@ -97,7 +97,8 @@ options:
   max_in_flight:
     description:
       - The most objects per wave - a number or a percentage of the objects to switch, for example V(25%). Control
-        planes come first, then MachineDeployments, spread over workload clusters.
+        planes come first, then MachineDeployments, spread over workload clusters. From V(1) to V(10000), or V(1%) to
+        V(100%).
     type: raw
     default: 1
   canary:
@@ -123,7 +124,7 @@ options:
         type: str
         required: true
       lease_duration_seconds:
-        description: Seconds the lock stays valid without renewal; a Lease not renewed for that long is stale.
+        description: Seconds the lock stays valid without renewal (V(1) to V(86400)); a Lease not renewed for that long is stale.
         type: int
         default: 300
 extends_documentation_fragment:

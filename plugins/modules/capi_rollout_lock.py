@@ -54,17 +54,17 @@ options:
     description:
       - How long the lock stays valid after each renewal. A run that dies without releasing the lock blocks
         others for at most this long.
-      - Renew at least every third of this time.
+      - Renew at least every third of this time. From V(1) to V(86400) (a day).
     type: int
     default: 300
   wait_timeout:
     description:
-      - How many seconds to wait for a lock that another holder has. V(0) fails at once.
+      - How many seconds to wait for a lock that another holder has. V(0) fails at once; at most V(86400).
     type: int
     default: 0
   poll_interval:
     description:
-      - Seconds between two reads of a lock that another holder has.
+      - Seconds between two reads of a lock that another holder has, from V(1) to V(3600).
     type: int
     default: 5
   force:

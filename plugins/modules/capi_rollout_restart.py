@@ -87,7 +87,7 @@ options:
     description:
       - How many entries the object's rollout history keeps; the oldest are dropped when a new one is written.
       - The history never exceeds 16 KiB, whatever this says (Kubernetes allows 256 KiB for all annotations
-        of an object together, and Cluster API copies them to MachineSets).
+        of an object together, and Cluster API copies them to MachineSets). From V(1) to V(100).
     type: int
     default: 10
   switches:

@@ -46,7 +46,7 @@ options:
     description:
       - The revision to go back to. V(0) is the previous revision (the second-highest known, as clusterctl chose).
       - After a plain restart the previous revision has the same template as the current one, so V(0) then
-        changes nothing; give the revision number to go back further.
+        changes nothing; give the revision number to go back further. At most V(2147483647).
     type: int
     default: 0
   force:
@@ -74,7 +74,7 @@ options:
   history_limit:
     description:
       - How many entries the object's rollout history keeps; the oldest are dropped when a new one is written.
-      - The history never exceeds 16 KiB, whatever this says.
+      - The history never exceeds 16 KiB, whatever this says. From V(1) to V(100).
     type: int
     default: 10
 notes:

@@ -345,8 +345,8 @@ def module_errors(params, bounds=None):
     for nested in NESTED_BOUNDS:
         if isinstance(params.get(nested), dict):
             inner = params[nested]
-            out += [f"{nested}.{problem}" for problem in bound_problems(inner, {name: key for name, key in bounds.items()
-                                                                              if name in inner})]
+            inner_bounds = {name: key for name, key in bounds.items() if name in inner}
+            out += [f"{nested}.{problem}" for problem in bound_problems(inner, inner_bounds)]
     if params.get("objects") == []:
         out.append("objects is empty: name at least one MachineDeployment or control plane to wait for")
     rollout_id = params.get("rollout_id")

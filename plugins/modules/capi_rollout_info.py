@@ -47,7 +47,7 @@ options:
     description:
       - Show only this revision, in full (RV(resources[].history) then has one element), like
         C(kubectl rollout history --revision). Implies O(history=true).
-      - A revision that is not known fails the task; the message lists the revisions that exist. From V(0) to V(2147483647).
+      - A revision that is not known fails the task; the message lists the revisions that exist.
     type: int
   machine_sets:
     description:

@@ -46,7 +46,7 @@ options:
     description:
       - The revision to go back to. V(0) is the previous revision (the second-highest known, as clusterctl chose).
       - After a plain restart the previous revision has the same template as the current one, so V(0) then
-        changes nothing; give the revision number to go back further. At most V(2147483647).
+        changes nothing; give the revision number to go back further.
     type: int
     default: 0
   force:

@@ -61,7 +61,6 @@ BOUNDS = {
                             "a week: a longer window is no maintenance window"),
     "history_limit": Bound(1, 100, "entries", "of rollout history kept on each object",
                            "100 records stay far inside the API server's 256 KiB for all annotations of an object"),
-    "revision": Bound(0, 2147483647, "", "a revision number (0: the previous one)", "CAPI's revisions are 32-bit numbers"),
     "max_in_flight": Bound(1, 10000, "objects", "rolling at the same time (per wave), or a percentage of them",
                            "10000 is more than any management cluster holds", percent=True),
     "batch_size": Bound(1, 10000, "management clusters", "rolled at the same time (a batch), or a percentage of them",
@@ -74,7 +73,7 @@ BOUNDS = {
 MODULE_BOUNDS = {
     "wait_timeout": "wait_timeout", "stall_timeout": "stall_timeout", "soak_seconds": "soak_seconds",
     "poll_interval": "poll_interval", "progress_interval": "progress_interval", "progress_verbosity": "progress_verbosity",
-    "history_limit": "history_limit", "to_revision": "revision", "revision": "revision",
+    "history_limit": "history_limit",
     "lease_duration_seconds": "lease_duration_seconds", "max_in_flight": "max_in_flight",
 }
 # capi_rollout_lock: its wait_timeout is how long to wait for another holder (0: not at all)

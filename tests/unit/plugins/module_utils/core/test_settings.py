@@ -102,7 +102,6 @@ def test_booleans(value, answer):
     ({"soak_seconds": 100000000000}, "soak_seconds must be a whole number from 0 to 86400 seconds"),
     ({"poll_interval": True}, "poll_interval must be a whole number from 1 to 3600 seconds"),
     ({"history_limit": 1000}, "history_limit must be a whole number from 1 to 100 entries"),
-    ({"to_revision": -5}, "to_revision must be a whole number from 0 to 2147483647"),
     ({"max_in_flight": "150%"}, "max_in_flight must be a whole number from 1 to 10000 objects or a whole percentage"),
     ({"progress_verbosity": 9}, "progress_verbosity must be a whole number from 0 to 6"),
     ({"lease": {"lease_duration_seconds": 0}}, "lease.lease_duration_seconds must be a whole number from 1 to 86400"),

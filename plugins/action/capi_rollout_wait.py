@@ -22,6 +22,8 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import settings
+
 display = Display()
 
 WAIT_MODULE = "capi.rollout.capi_rollout_wait"
@@ -58,15 +60,16 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         task_args = dict(self._task.args)
         host = task_vars.get("inventory_hostname", "localhost")
-        verbosity = int(task_args.get("progress_verbosity") or 0)
-        lease = task_args.get("lease") or None
-        interval = int(task_args.get("progress_interval") or 60)
+        # options that are not whole numbers go to the module as given: it refuses them, naming them, before any request
+        verbosity = settings.whole_number(task_args.get("progress_verbosity")) or 0
+        lease = task_args.get("lease") if isinstance(task_args.get("lease"), dict) else None
+        interval = settings.whole_number(task_args.get("progress_interval", 60))
+        duration = settings.whole_number((lease or {}).get("lease_duration_seconds", 300))
         renew_every = None
-        if lease and lease.get("holder"):
-            duration = int(lease.get("lease_duration_seconds") or 300)
+        if lease and lease.get("holder") and duration is not None and duration >= 1:
             renew_every = max(duration / 3.0, 1.0)
-            interval = max(1, min(interval, int(renew_every)))
-        task_args["progress_interval"] = interval
+            if interval is not None and interval >= 1:
+                task_args["progress_interval"] = max(1, min(interval, int(renew_every)))
 
         progress = []
         requests = 0

@@ -95,4 +95,8 @@ notes:
     when one of them changed meanwhile (HTTP 422, a failed test) or on a conflict (HTTP 409), the object is read
     again, planned again and written, up to 5 times. Status writes and other changes of a busy object do not
     make it fail.
+  - Options are taken as given, before anything is read - whole numbers as numbers or their digits, mappings as
+    mappings, text as text, each number within its range (the collection's table of bounds, docs/hardware-refresh.md).
+    What Ansible would convert (V(12.0) or V(1e3) for a whole number, V(a=1) for a mapping, a boolean or a list for
+    text) and control characters (a NUL byte) are refused, naming the option and the value (reason C(invalid_setting)).
 '''

@@ -33,7 +33,7 @@ options:
         type: str
         required: true
       lease_duration_seconds:
-        description: Lease duration written at the renewal.
+        description: Lease duration written at the renewal, from V(1) to V(86400) seconds.
         type: int
         default: 300
 '''

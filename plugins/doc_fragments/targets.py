@@ -59,7 +59,7 @@ options:
     default: false
   wait_timeout:
     description:
-      - How many seconds to wait in total before failing.
+      - How many seconds to wait in total before failing, from V(1) to V(604800) (a week).
       - With O(wait=true) it bounds every request of the task too, so that an API server that hangs (accepts
         connections, answers nothing) cannot hold the task longer. No request ends more than 5 seconds after
         O(wait_timeout) from the start of the task, or, once the wait has started, from the start of the wait - the
@@ -70,7 +70,8 @@ options:
     default: 1200
   stall_timeout:
     description:
-      - Fail when no replica count or condition of the waited-for objects has changed for this many seconds.
+      - Fail when no replica count or condition of the waited-for objects has changed for this many seconds (V(1) to
+        V(86400)).
       - Cluster API has no progress deadline of its own; this detects rollouts that are stuck, for example
         machines that never become ready. The failure message says what is stuck.
     type: int

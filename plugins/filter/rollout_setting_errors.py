@@ -11,8 +11,10 @@ version_added: 0.1.0
 author:
   - capi.rollout contributors (@capi-rollout)
 description:
-  - Checks what the role's argument spec cannot - the ranges of its timeouts and intervals, and variables that start
-    with C(hardware_refresh_) but are none of its options (typos) - and returns every problem found, in words.
+  - Checks what the role's argument spec cannot - the ranges of its timeouts, intervals and counts (the collection's
+    table of bounds, docs/hardware-refresh.md), booleans the C(bool) filter would not take (V(y), V(t)), the
+    maintenance window's RFC 3339 times, the refresh id, and variables that start with C(hardware_refresh_) but are none
+    of its options (typos) - and returns every problem found, in words.
   - Used by the C(capi.rollout.hardware_refresh) role before it reads or writes anything.
 positional: _input
 options:
@@ -31,6 +33,10 @@ options:
     type: list
     elements: str
     default: []
+  types:
+    description: The type of each option in the role's argument spec (option name -> type); the V(bool) ones are checked.
+    type: dict
+    default: {}
 '''
 
 EXAMPLES = r'''
@@ -56,10 +62,10 @@ from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import La
 settings = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.settings")
 
 
-def rollout_setting_errors(values, known, present=None):
+def rollout_setting_errors(values, known, present=None, types=None):
     if not isinstance(values, dict):
         raise AnsibleFilterError("rollout_setting_errors: the input must be a dictionary of settings")
-    return settings.errors(values, list(known or []), list(present or []))
+    return settings.errors(values, list(known or []), list(present or []), types=dict(types or {}))
 
 
 class FilterModule(object):

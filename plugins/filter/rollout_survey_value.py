@@ -25,14 +25,19 @@ options:
     description:
       - V(list) - text is split at commas and white space (V(wa, wb)).
       - V(lines) - text is split into lines, each trimmed, empty ones left out (label selectors, which contain commas).
-      - V(dict) - text is read as YAML (or JSON).
-      - V(bool) - V(true), V(yes), V(1) and V(on) in any case are true, anything else is false.
+      - V(dict) - text is read as YAML (or JSON); it must give a mapping.
+      - V(bool) - V(true), V(yes), V(on), V(1) and V(false), V(no), V(off), V(0) in any case (as the C(bool) filter
+        takes them); anything else (V(maybe), V(y)) is an error, never guessed.
     type: str
     choices: [list, lines, dict, bool]
     required: true
   default:
     description: The value of an empty or undefined variable; V([]) for lists, V({}) for dictionaries, V(false) for booleans.
     type: raw
+  name:
+    description: The variable's name, for the error message of a value that is not what O(kind) takes.
+    type: str
+    default: the value
 '''
 
 EXAMPLES = r'''
@@ -52,31 +57,46 @@ _value:
 
 import re
 
-import yaml
-
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+from ansible_collections.capi.rollout.plugins.plugin_utils.survey_text import parse_text
+
+settings = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.settings")
+
 DEFAULTS = {"list": [], "lines": [], "dict": {}, "bool": False}
-TRUE = ("true", "yes", "1", "on")
 
 
-def rollout_survey_value(value, kind=None, default=None):
+def rollout_survey_value(value, kind=None, default=None, name="the value"):
     if kind not in DEFAULTS:
         raise AnsibleFilterError(f"rollout_survey_value: kind must be one of {', '.join(DEFAULTS)}, got {kind!r}")
     if kind == "bool":
-        return str(default if value is None else value).lower() in TRUE
+        if value is None or value == "":
+            return bool(default)
+        answer = settings.boolean(value)
+        if answer is None:
+            raise AnsibleFilterError(f"{name} must be {settings.BOOL_ACCEPTED}, got {settings.shown(value)}")
+        return answer
     if not value:
         return DEFAULTS[kind] if default is None else default
     if not isinstance(value, str):
+        if not isinstance(value, dict if kind == "dict" else list):
+            what = "a mapping, or YAML or JSON text of one" if kind == "dict" else "a list, or text of one"
+            raise AnsibleFilterError(f"{name} must be {what}, got {settings.kind_of(value)} {settings.shown(value)}")
         return value
     if kind == "list":
         return re.findall(r"[^,\s]+", value)
     if kind == "lines":
         return [line.strip() for line in value.split("\n") if line.strip()]
     try:
-        return yaml.safe_load(str(value))
-    except yaml.YAMLError as err:
-        raise AnsibleFilterError(f"rollout_survey_value: not YAML or JSON: {err}")
+        mapping = parse_text(str(value))
+    except ValueError as err:
+        raise AnsibleFilterError(f"{name} must be a mapping, or YAML or JSON text of one; its text is not YAML or JSON: {err}")
+    if mapping in (None, ""):
+        return DEFAULTS[kind] if default is None else default
+    if not isinstance(mapping, dict):
+        raise AnsibleFilterError(f"{name} must be a mapping, or YAML or JSON text of one, got {settings.kind_of(mapping)} {settings.shown(mapping)}")
+    return mapping
 
 
 class FilterModule(object):

@@ -139,6 +139,9 @@ options:
         V(null) removes a key.
       - Fields must exist in the kind's schema; a field the API server would drop fails the task with nothing
         written.
+      - Refused too, naming the field, with nothing written - an empty string where the current template has a value
+        (V(null) removes a field), a value of more than 16384 characters, control characters (a NUL byte), an empty
+        key, or overrides of more than 65536 characters of JSON in all.
       - Not with O(objects) (give O(objects[].overrides)).
     type: dict
     default: {}
@@ -475,14 +478,13 @@ api_requests:
   sample: 5
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.machine_template import run_machine_template
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC,
             namespace={"type": "str", "default": "default"},

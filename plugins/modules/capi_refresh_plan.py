@@ -97,7 +97,8 @@ options:
   max_in_flight:
     description:
       - The most objects per wave - a number or a percentage of the objects to switch, for example V(25%). Control
-        planes come first, then MachineDeployments, spread over workload clusters.
+        planes come first, then MachineDeployments, spread over workload clusters. From V(1) to V(10000), or V(1%) to
+        V(100%).
     type: raw
     default: 1
   canary:
@@ -123,7 +124,7 @@ options:
         type: str
         required: true
       lease_duration_seconds:
-        description: Seconds the lock stays valid without renewal; a Lease not renewed for that long is stale.
+        description: Seconds the lock stays valid without renewal (V(1) to V(86400)); a Lease not renewed for that long is stale.
         type: int
         default: 300
 extends_documentation_fragment:
@@ -213,16 +214,15 @@ api_requests:
   sample: 9
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.refresh_plan import run_refresh_plan
 
 TEMPLATE_OPTIONS = {key: {"type": "dict", "default": {}} for key in ("overrides", "labels", "annotations", "objects")}
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             namespaces={"type": "list", "elements": "str", "required": True},

@@ -54,12 +54,12 @@ options:
     description:
       - How long the lock stays valid after each renewal. A run that dies without releasing the lock blocks
         others for at most this long.
-      - Renew at least every third of this time.
+      - Renew at least every third of this time. From V(1) to V(86400) (a day).
     type: int
     default: 300
   wait_timeout:
     description:
-      - How many seconds to wait for a lock that another holder has. V(0) fails at once.
+      - How many seconds to wait for a lock that another holder has. V(0) fails at once; at most V(86400).
       - A positive value bounds every request of the task too, so that an API server that hangs (accepts
         connections, answers nothing) cannot hold the task longer. No request ends more than 5 seconds after
         O(wait_timeout) from the start of the task - the connection and the TLS handshake included. Then the task
@@ -68,7 +68,7 @@ options:
     default: 0
   poll_interval:
     description:
-      - Seconds between two reads of a lock that another holder has.
+      - Seconds between two reads of a lock that another holder has, from V(1) to V(3600).
     type: int
     default: 5
   force:
@@ -254,14 +254,13 @@ api_requests:
   sample: 2
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.lock import run_lock
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC, args.LEASE_ARG_SPEC,
             state={"type": "str", "choices": ["acquired", "released"], "default": "acquired"},

@@ -87,7 +87,7 @@ options:
     description:
       - How many entries the object's rollout history keeps; the oldest are dropped when a new one is written.
       - The history never exceeds 16 KiB, whatever this says (Kubernetes allows 256 KiB for all annotations
-        of an object together, and Cluster API copies them to MachineSets).
+        of an object together, and Cluster API copies them to MachineSets). From V(1) to V(100).
     type: int
     default: 10
   switches:
@@ -452,15 +452,14 @@ api_requests:
   sample: 4
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows import restart
 from ansible_collections.capi.rollout.plugins.module_utils.flows.change import run_change
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC, args.TARGET_ARG_SPEC, args.WAIT_ARG_SPEC, args.FIELD_OWNERS_ARG_SPEC,
             after={"type": "str"},

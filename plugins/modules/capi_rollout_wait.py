@@ -68,7 +68,7 @@ options:
             required: true
   wait_timeout:
     description:
-      - How many seconds the rollouts may take in total (the soak is not counted).
+      - How many seconds the rollouts may take in total (the soak is not counted), from V(1) to V(604800) (a week).
       - It bounds every request of the task too, so that an API server that hangs (accepts connections, answers
         nothing) cannot hold the task longer. No request ends more than 5 seconds after the end of the wait
         (RV(started) + O(wait_timeout) + O(soak_seconds)), nor, in the first call of the module, 5 seconds after
@@ -79,19 +79,20 @@ options:
     default: 1200
   stall_timeout:
     description:
-      - Fail when no replica count or condition of the objects that are not done changed for this many seconds.
+      - Fail when no replica count or condition of the objects that are not done changed for this many seconds
+        (V(1) to V(86400)).
     type: int
     default: 600
   soak_seconds:
     description:
       - After every rollout is complete, keep watching for this many seconds; the task fails if an object stops
-        being complete (a Machine becomes unavailable, a new rollout starts). V(0) skips the soak.
+        being complete (a Machine becomes unavailable, a new rollout starts). V(0) skips the soak; at most V(86400) (a day).
     type: int
     default: 0
   poll_interval:
     description:
       - Seconds to wait before a watch stream that could not be opened (the API server unreachable) is tried
-        again; the wait itself follows watch events.
+        again; the wait itself follows watch events. From V(1) to V(3600).
     type: int
     default: 10
   progress_interval:
@@ -100,13 +101,13 @@ options:
         renew the lease). New progress lines are printed at once; after a call without any, a heartbeat line says
         how many objects are complete and what the first other one waits for, so the output never sits silent
         for longer than this.
-      - Cut to a third of O(lease.lease_duration_seconds) when O(lease) is given.
+      - Cut to a third of O(lease.lease_duration_seconds) when O(lease) is given. From V(1) to V(3600).
     type: int
     default: 60
   progress_verbosity:
     description:
       - Print the progress lines while waiting when Ansible runs with at least this many C(-v). V(0) prints them
-        always.
+        always. At most V(6).
     type: int
     default: 0
   tracking:
@@ -323,14 +324,13 @@ api_requests:
   sample: 12
 '''
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import RolloutModule
 from ansible_collections.capi.rollout.plugins.module_utils.flows.wait import run_wait
 
 
 def main():
-    module = AnsibleModule(
+    module = RolloutModule(
         argument_spec=args.argument_spec(
             args.AUTH_ARG_SPEC,
             objects={"type": "list", "elements": "dict", "required": True, "options": {

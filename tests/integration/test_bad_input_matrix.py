@@ -1,139 +1,52 @@
-"""Bad input to every module, as operators type it: each call fails with a clear error (the reason, and
-the object or option it is about), and nothing is written by anyone - read from the audit log, with the
-positive control that the calls did reach the API server. One ansible-playbook run per CAPI version.
+"""Bad input to every module option and every playbook variable, as operators and AWX surveys type it (the cases are
+in bad_inputs.py; tests/unit/plugins/test_bad_input_coverage.py checks that every option and variable has one): each
+fails with a clear error (the reason, the option or variable and the value given), and nothing is written by anyone
+- read from the audit log, with positive controls that the calls reached the API server and that the log sees
+writes. Two ansible-playbook runs per CAPI version: one over the module cases, one over the playbook's variables.
 
-The role and playbook cases (settings, booleans, revisions, selections) are in test_hardware_refresh.py.
+The end-to-end runs of playbooks/hardware_refresh.yml with bad variables and the role's settings are in
+test_hardware_refresh.py.
 """
 
-import pytest
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
 
-from playbook import run_modules
+import pytest
+import yaml
+
+from bad_inputs import MODULE_CASES, PLAYBOOK_CASES, GOOD
+from playbook import ANSIBLE_PLAYBOOK, REPO, run_modules
 
 pytestmark = pytest.mark.needs_controller
 
-MISSING_KUBECONFIG = "/nonexistent/kubeconfig"
-WRONG_CA = "/etc/ssl/certs/ca-certificates.crt"
-MD = {"api_group": "cluster.x-k8s.io", "kind": "MachineDeployment", "name": "wa-md-0"}
 
-# (module, params, check mode, reason or None, text the message must contain)
-CASES = [
-    # capi_rollout_restart
-    ("capi_rollout_restart", {"names": []}, False, "invalid_selection", "names is empty"),
-    ("capi_rollout_restart", {"kind": "MachinePool", "name": "wa-md-0"}, False, "invalid_kind", "MachinePool"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "after": "tomorrow"}, False, "invalid_after", "tomorrow"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "after": "2026-02-30T00:00:00Z"}, False, "invalid_after", "2026-02-30"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "after": "9999-12-31T23:00:00-05:00"}, False, "invalid_after", "9999"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "infrastructure_ref": {"name": ""}}, False,
-     "invalid_infrastructure_ref", "infrastructure_ref"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "infrastructure_ref": {"name": "does-not-exist"}}, False,
-     "template_not_found", "does-not-exist"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "infrastructure_ref": MD}, False, "not_a_template", "MachineTemplate"),
-    ("capi_rollout_restart", {"name": "nope"}, False, "not_found", "machinedeployment/default/nope"),
-    ("capi_rollout_restart", {"namespace": "no-such-ns", "name": "wa-md-0"}, False, "not_found", "no-such-ns"),
-    ("capi_rollout_restart", {"cluster_name": "no-such-cluster"}, False, "not_found", "no-such-cluster"),
-    ("capi_rollout_restart", {"name": "wp-md-0"}, False, "cluster_paused", "machinedeployment/default/wp-md-0"),
-    ("capi_rollout_restart", {"name": "wt-md-0", "infrastructure_ref": {"name": "wt-md-0-other"}}, False,
-     "topology_owned", "machinedeployment/default/wt-md-0"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "history_limit": -1}, False, None, "history_limit"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "wait": True, "wait_timeout": 0}, False, "invalid_setting",
-     "wait_timeout must be a whole number >= 1"),
-    ("capi_rollout_restart", {"label_selectors": ["=bad"]}, False, "invalid_label_selector", "=bad"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "rollout_id": "has spaces"}, False, "invalid_setting", "rollout_id"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "wait": True, "stall_timeout": 0}, False, "invalid_setting",
-     "stall_timeout must be a whole number >= 1"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "kubeconfig": MISSING_KUBECONFIG}, False, "connection_config",
-     MISSING_KUBECONFIG),
-    ("capi_rollout_restart", {"name": "wa-md-0", "host": "https://127.0.0.1:1", "api_key": "not-a-token"}, False,
-     "unreachable", "127.0.0.1:1"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "ca_cert": WRONG_CA}, False, "tls", "certificate"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "kubeconfig": "VIEWER"}, False, "forbidden", "cannot patch"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "kubeconfig": "VIEWER"}, True, "forbidden", "cannot patch"),
-    ("capi_rollout_restart", {"name": "nope"}, True, "not_found", "machinedeployment/default/nope"),
-    ("capi_rollout_restart", {"kind": "KubeadmControlPlane", "name": "nope"}, False, "not_found", "nope"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "after": "tomorrow"}, True, "invalid_after", "tomorrow"),
-    ("capi_rollout_restart", {"name": "wa-md-0", "field_owners": "maybe"}, False, None, "field_owners"),
-    # capi_rollout_pause
-    ("capi_rollout_pause", {"name": "wc-md-0", "paused": "maybe"}, False, None, "paused"),
-    ("capi_rollout_pause", {"name": "nope", "paused": True}, False, "not_found", "machinedeployment/default/nope"),
-    ("capi_rollout_pause", {"names": [], "paused": True}, False, "invalid_selection", "names is empty"),
-    ("capi_rollout_pause", {"kind": "MachinePool", "name": "x", "paused": True}, False, "invalid_kind", "MachinePool"),
-    ("capi_rollout_pause", {"name": "wc-md-0", "paused": True, "kubeconfig": "VIEWER"}, False, "forbidden", "cannot patch"),
-    ("capi_rollout_pause", {"name": "wc-md-0", "paused": True, "kubeconfig": "VIEWER"}, True, "forbidden", "cannot patch"),
-    # capi_rollout_undo
-    ("capi_rollout_undo", {"kind": "KubeadmControlPlane", "name": "wa-control-plane"}, False, "control_plane_undo",
-     "kubeadmcontrolplane/default/wa-control-plane"),
-    ("capi_rollout_undo", {"name": "nope"}, False, "not_found", "machinedeployment/default/nope"),
-    ("capi_rollout_undo", {"name": "wb-md-1", "to_revision": -5}, False, None, "cannot be negative: -5"),
-    ("capi_rollout_undo", {"name": "wb-md-1", "to_revision": 999}, False, None, "999"),
-    ("capi_rollout_undo", {"name": "wb-md-1", "to_revision": "two"}, False, None, "to_revision"),
-    ("capi_rollout_undo", {"name": "wb-md-1", "kubeconfig": "VIEWER"}, False, None, "machinedeployment/default/wb-md-1"),
-    # capi_machine_template
-    ("capi_machine_template", {"from_object": {"name": "nope"}, "overrides": {"customImage": "x:1"}}, False,
-     "not_found", "nope"),
-    ("capi_machine_template", {"source": {"name": "nope", "kind": "DockerMachineTemplate"}}, False, "source_not_found",
-     "dockermachinetemplate/default/nope"),
-    ("capi_machine_template", {"source": {"name": "x", "kind": "AWSMachineTemplate"}}, False, "kind_not_served",
-     "AWSMachineTemplate"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "name": "Bad_Name", "overrides": {"customImage": "x:1"}},
-     False, "invalid_name", "Bad_Name"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "overrides": "not a mapping"}, False, None, "overrides"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "overrides": {"customImag": "x:1"}}, False,
-     "pruned_fields", "spec.template.spec.customImag"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "overrides": {"customImag": "x:1"}}, True,
-     "pruned_fields", "spec.template.spec.customImag"),
-    ("capi_machine_template", {"from_object": {"name": "wt-md-0"}, "overrides": {"customImage": "x:1"}}, False,
-     "topology_owned", "topology"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "overrides": {"customImage": "x:1"},
-                               "labels": {"bad key!": "x"}}, False, None, "bad key!"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0", "kind": "MachinePool"}}, False, None, "MachinePool"),
-    ("capi_machine_template", {"from_object": {"name": "wb-md-0"}, "overrides": {"customImage": "x:1"},
-                               "kubeconfig": "VIEWER"}, False, "forbidden", "cannot create"),
-    # capi_rollout_lock
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "default", "holder": "  "}, False, "invalid_holder", "holder"),
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "default", "holder": "me", "lease_duration_seconds": 0},
-     False, "invalid_duration", "0"),
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "no-such-ns", "holder": "me"}, False, "not_found", "no-such-ns"),
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "default", "holder": "me", "state": "maybe"}, False, None,
-     "state"),
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "default", "holder": "me", "kubeconfig": "VIEWER"}, False,
-     "forbidden", "leases"),
-    ("capi_rollout_lock", {"name": "it-matrix", "namespace": "default", "holder": "me", "kubeconfig": "VIEWER"}, True,
-     "forbidden", "leases"),
-    # capi_rollout_wait
-    ("capi_rollout_wait", {"objects": []}, False, "invalid_setting", "objects is empty"),
-    ("capi_rollout_wait", {"objects": [{"kind": "MachinePool", "name": "x"}]}, False, None, "MachinePool"),
-    ("capi_rollout_wait", {"objects": [{"name": "nope"}]}, False, None, "nope"),
-    ("capi_rollout_wait", {"objects": [{"name": "wa-md-0"}], "wait_timeout": -1}, False, "invalid_setting", "wait_timeout"),
-    ("capi_rollout_wait", {"objects": [{"name": "wa-md-0"}], "stall_timeout": 0}, False, "invalid_setting", "stall_timeout"),
-    ("capi_rollout_wait", {"objects": [{"name": "wa-md-0"}], "soak_seconds": -5}, False, "invalid_setting", "soak_seconds"),
-    # capi_rollout_info
-    ("capi_rollout_info", {"kind": "Bogus"}, False, "invalid_kind", "Bogus"),
-    ("capi_rollout_info", {"label_selectors": ["a in ("]}, False, "invalid_label_selector", "a in ("),
-    ("capi_rollout_info", {"kubeconfig": MISSING_KUBECONFIG}, False, "connection_config", MISSING_KUBECONFIG),
-    ("capi_rollout_info", {"context": "no-such-context"}, False, None, "no-such-context"),
-    ("capi_rollout_info", {"name": "wb-md-1", "revision": -1}, False, None, "revision"),
-]
+def _texts(texts):
+    return (texts,) if isinstance(texts, str) else tuple(texts)
 
 
-def test_bad_input_gets_a_clear_error_and_nothing_is_written(capi):
+def test_bad_input_to_every_module_option_gets_a_clear_error_and_nothing_is_written(capi):
     viewer = str(capi.mgmt.kubeconfig("viewer"))
     calls = [(module, {key: (viewer if value == "VIEWER" else value) for key, value in params.items()}, check)
-             for module, params, check, _reason, _text in CASES]
+             for module, params, check, _reason, _texts in MODULE_CASES]
     mark = capi.mark()
     results = run_modules(capi.fleet.inventory, capi.host, calls)
     problems = []
-    for (module, params, check, reason, text), res in zip(CASES, results):
-        label = f"{module} {params}{' (check mode)' if check else ''}"
+    for (module, params, check, reason, texts), res in zip(MODULE_CASES, results):
+        label = f"{module} {str(params)[:200]}{' (check mode)' if check else ''}"
         msg = str(res.get("msg") or "")
+        missing = [text for text in _texts(texts) if text.lower() not in msg.lower()]
         if not res.failed:
-            problems.append(f"{label}: did not fail: {res}")
+            problems.append(f"{label}: did not fail: {str(res)[:500]}")
         elif reason is not None and res.get("reason") != reason:
-            problems.append(f"{label}: reason {res.get('reason')!r}, expected {reason!r}: {msg}")
-        elif text.lower() not in msg.lower():
-            problems.append(f"{label}: message does not name {text!r}: {msg}")
+            problems.append(f"{label}: reason {res.get('reason')!r}, expected {reason!r}: {msg[:500]}")
+        elif missing:
+            problems.append(f"{label}: message does not name {missing}: {msg[:500]}")
         elif "Traceback" in msg or "exception" in res and "Traceback" in str(res.get("exception")):
-            problems.append(f"{label}: an uncaught exception: {msg}")
-    assert not problems, "\n".join(problems)
+            problems.append(f"{label}: an uncaught exception: {msg[:500]}")
+    assert not problems, f"{len(problems)} of {len(MODULE_CASES)} cases:\n" + "\n".join(problems)
     log = capi.mgmt.audit_log(since=mark)
     # the operator's bad input is refused before any write is sent; the viewer's real writes are sent and
     # refused by RBAC (403: it is the API server that knows the permissions), never accepted
@@ -144,4 +57,58 @@ def test_bad_input_gets_a_clear_error_and_nothing_is_written(capi):
     # positive controls: both users' calls reached the API server, and the refused dry runs were sent
     assert log.requests(user="rollout-operator") and log.requests(user="viewer")
     assert log.dry_runs(user="viewer"), "the check-mode calls with the viewer's credentials sent no dry run"
-    assert len(CASES) >= 60
+    assert len(MODULE_CASES) >= 150
+
+
+def _check_task():
+    """The first task of playbooks/hardware_refresh.yml: the check of every variable, in the play that runs first."""
+    plays = yaml.safe_load((REPO / "playbooks" / "hardware_refresh.yml").read_text(encoding="utf-8"))
+    first = plays[0]
+    assert first["any_errors_fatal"] and first["tasks"][0]["run_once"], "the check is not the first, fatal task"
+    assert "rollout_playbook_errors" in first["tasks"][0]["vars"]["_problems"]
+    return first["tasks"][0]
+
+
+def test_bad_playbook_variables_get_a_clear_error_before_anything_is_read(capi):
+    """The playbook's own first task, once per case (its variables as task variables, as a survey's extra variables
+    reach it), in one run; then the positive controls: the good variables pass it, and a lease written and released by
+    the operator shows in the audit log, which holds no other write."""
+    check = _check_task()
+    good = dict(GOOD, batch_size="25%", failure_budget_percent="0", soak_seconds=" 60 ", canary="Yes", restart="false",
+                not_before="2026-12-01T22:00:00+01:00", not_after="2026-12-02T04:00:00Z", max_in_flight="50%")
+    cases = [variables for variables, _texts in PLAYBOOK_CASES] + [good]
+    tasks = [dict(check, name=f"case {index}", vars=dict(variables, **check["vars"]), register=f"case_{index}",
+                  ignore_errors=True) for index, variables in enumerate(cases)]
+    control = {"name": "it-matrix-control", "namespace": "default", "holder": "it-matrix", "kubeconfig": "{{ capi_kubeconfig }}"}
+    with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
+        out = Path(tmp) / "results.json"
+        names = ", ".join(f"case_{index}" for index in range(len(cases)))
+        plays = [
+            {"name": "the cases", "hosts": capi.host, "gather_facts": False, "tasks": tasks + [
+                {"name": "save", "ansible.builtin.copy": {"content": "{{ [" + names + "] | to_json }}", "dest": str(out)}}]},
+            {"name": "positive control", "hosts": capi.host, "gather_facts": False, "tasks": [
+                {"name": "take", "capi.rollout.capi_rollout_lock": control},
+                {"name": "release", "capi.rollout.capi_rollout_lock": dict(control, state="released")}]},
+        ]
+        playbook = Path(tmp) / "play.yml"
+        playbook.write_text(yaml.safe_dump(plays, sort_keys=False), encoding="utf-8")
+        mark = capi.mark()
+        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_DEPRECATION_WARNINGS="0")
+        proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(capi.fleet.inventory), str(playbook)], cwd=str(REPO), env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        assert out.exists() and proc.returncode == 0, proc.stdout[-6000:]
+        results = json.loads(out.read_text(encoding="utf-8"))
+    problems = []
+    for (variables, texts), res in zip(PLAYBOOK_CASES, results):
+        msg = str(res.get("msg") or "")
+        missing = [text for text in _texts(texts) if text not in msg]
+        if not res.get("failed"):
+            problems.append(f"{str(variables)[:200]}: passed the check")
+        elif missing or not msg.endswith("nothing was read or changed"):
+            problems.append(f"{str(variables)[:200]}: the message does not name {missing}: {msg[:600]}")
+    assert not problems, f"{len(problems)} of {len(PLAYBOOK_CASES)} cases:\n" + "\n".join(problems)
+    assert not results[-1].get("failed"), f"the good variables were refused: {results[-1].get('msg')}"
+    log = capi.mgmt.audit_log(since=mark)
+    writes = [(e["verb"], e["requestURI"]) for e in log.writes()]
+    assert writes and all("/leases/it-matrix-control" in uri or uri.endswith("/leases") for _verb, uri in writes), writes
+    assert len(PLAYBOOK_CASES) >= 80

@@ -88,26 +88,59 @@ def test_the_report_goes_where_the_run_says_by_default_under_the_current_directo
     assert not list((REPO / "playbooks").glob("report*")), "a report inside the collection"
 
 
-@pytest.mark.parametrize("extra, expected", [
-    ({"stall_timeout": 0}, "hardware_refresh_stall_timeout must be a whole number >= 1"),
-    ({"wait_timeout": -1}, "hardware_refresh_wait_timeout must be a whole number >= 1"),
-    ({"soak_seconds": "soon"}, "hardware_refresh_soak_seconds"),
-    ({"hardware_refresh_soak_second": 5}, "hardware_refresh_soak_second is not a setting of this role; "
-                                          "did you mean hardware_refresh_soak_seconds?"),
-    ({"undo_on_failure": "maybe"}, "argument 'hardware_refresh_undo_on_failure' is of type str and we were unable to "
-                                   "convert to bool"),
-    ({"canary": "perhaps"}, "argument 'hardware_refresh_canary' is of type str"),
-], ids=["stall_timeout=0", "wait_timeout=-1", "soak_seconds=soon", "typo", "undo_on_failure=maybe", "canary=perhaps"])
-def test_bad_settings_are_refused_before_anything_is_read_or_written(hw, tmp_path, extra, expected):
+def test_bad_variables_are_refused_by_the_first_play_before_any_management_cluster_is_read(hw, tmp_path):
+    """Variables that used to write or to fail unclearly, all at once: the first play names each (serial and
+    max_fail_percentage of the refresh play are made from batch_size and failure_budget_percent, so it must come
+    first) and nothing is read, let alone written. The other bad variables are in test_bad_input_matrix.py."""
+    clusters = mgmts(hw)
+    marks = {name: m.mark() for name, m in clusters.items()}
+    bad = {"batch_size": "abc", "failure_budget_percent": 150, "max_inflight": 2, "max_in_flight": "150%",
+           "soak_seconds": "1e11", "not_after": "tomorrow", "not_before": "2026-02-30T22:00:00Z", "canary": "yes please",
+           "template_overrides": {"customImage": "kindest/node:v1\u0000"}}
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(FAST, refresh_id="it-bad", clusters=["l4"], **bad),
+                       tmp_path / "report")
+    assert run.rc != 0, run.explain()
+    for expected in ("batch_size must be a whole number from 1 to 10000 management clusters or a whole percentage from 1% "
+                     "to 100%", "got 'abc'", "failure_budget_percent must be a whole number from 0 to 100 percent",
+                     "max_inflight is not a variable of playbooks/hardware_refresh.yml (its header lists them); did you "
+                     "mean max_in_flight?", "max_in_flight must be", "'150%'", "soak_seconds must be a whole number from 0 "
+                     "to 86400 seconds", "'1e11'", "not_after: 'tomorrow' is not an RFC 3339 time",
+                     "not_before: '2026-02-30T22:00:00Z' is not an RFC 3339 time", "canary must be true or false",
+                     "template_overrides.customImage contains the control character", "nothing was read or changed"):
+        assert expected in " ".join(run.stdout.split()), f"{expected!r} not in:\n{run.explain()}"
+    assert "PLAY [Rolling hardware refresh" not in run.stdout and "Unexpected Exception" not in run.stdout, run.explain()
+    for name, m in clusters.items():
+        assert m.requests(marks[name]) == [], f"{name}: read despite bad variables"
+    # positive control: the same run with good variables gets past the check and reads the management cluster
+    good = run_playbook(hw.inventory, "hardware_refresh.yml",
+                        dict(FAST, refresh_id="it-bad", clusters=["l4"], template_overrides=overrides("bad"), batch_size="1",
+                             max_in_flight="50%", soak_seconds="60", canary="yes"), tmp_path / "good", check=True,
+                        limit="hw-lab")
+    assert good.rc == 0, good.explain()
+    assert [r for r in clusters["hw-lab"].requests(marks["hw-lab"]) if "/machinedeployments" in r["requestURI"]]
+
+
+def test_the_role_refuses_its_own_bad_settings_and_an_empty_image_before_anything_is_written(hw, tmp_path):
+    """The role's own check (a role variable given directly: a typo, a boolean the bool filter would take for false),
+    then an empty image (the current template has one) refused in the plan, in a real run: nothing written."""
     clusters = mgmts(hw)
     marks = {name: m.mark() for name, m in clusters.items()}
     run = run_playbook(hw.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-bad", template_overrides=overrides("bad"), clusters=["l4"], **extra),
-                       tmp_path / "report", limit="hw-lab")
-    assert run.rc != 0 and expected in run.stdout, run.explain()
+                       dict(FAST, refresh_id="it-bad-role", template_overrides=overrides("bad"), clusters=["l4"],
+                            hardware_refresh_soak_second=5, hardware_refresh_canary="y"), tmp_path / "report", limit="hw-lab")
+    assert run.rc != 0, run.explain()
+    for expected in ("hardware_refresh_soak_second is not a setting of this role; did you mean hardware_refresh_soak_seconds?",
+                     "hardware_refresh_canary must be true or false (also yes/no, on/off, 1/0), got 'y'"):
+        assert expected in " ".join(run.stdout.split()), f"{expected!r} not in:\n{run.explain()}"
+    empty = run_playbook(hw.inventory, "hardware_refresh.yml",
+                         dict(FAST, refresh_id="it-bad-image", template_overrides={"customImage": ""}, clusters=["l4"]),
+                         tmp_path / "empty", limit="hw-lab")
+    assert empty.rc != 0, empty.explain()
+    assert "spec.template.spec.customImage is empty, but the current template has 'kindest/node:" in empty.stdout, empty.explain()
     for name, m in clusters.items():
         assert m.writes(marks[name]) == [], f"{name}: written despite a bad setting"
-        assert not [r for r in m.requests(marks[name]) if "/machinedeployments" in r["requestURI"]], name
+    # positive control: the empty image was refused after the plan read the management cluster
+    assert [r for r in clusters["hw-lab"].requests(marks["hw-lab"]) if "/machinedeployments" in r["requestURI"]]
 
 
 def test_fewer_forks_than_management_clusters_in_a_batch_are_refused_before_anything_is_read(hw, tmp_path):
@@ -185,7 +218,8 @@ def test_a_selection_that_matches_nothing_anywhere_fails_unless_allowed(hw, tmp_
     allowed = run_playbook(hw.inventory, "hardware_refresh.yml", dict(base, allow_empty="yes"), tmp_path / "ok", check=True)
     assert allowed.rc == 0, allowed.explain()
     refused = run_playbook(hw.inventory, "hardware_refresh.yml", dict(base, allow_empty="maybe"), tmp_path / "bad", check=True)
-    assert refused.rc != 0 and "allow_empty must be true or false, got maybe" in refused.stdout, refused.explain()
+    assert refused.rc != 0 and "allow_empty must be true or false (also yes/no, on/off, 1/0), got 'maybe'" in refused.stdout, \
+        refused.explain()
     # positive control: the other runs did read every management cluster; none wrote
     for name, m in clusters.items():
         assert m.requests(marks[name]), name

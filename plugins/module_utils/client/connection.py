@@ -107,6 +107,11 @@ def build_configuration(params):
     if params.get("validate_certs") is not None:
         # validate_certs defaults to true and wins over a kubeconfig's insecure-skip-tls-verify.
         overrides["verify_ssl"] = bool(params["validate_certs"])
+    missing = [f"{option} {params[option]}" for option in ("ca_cert", "client_cert", "client_key")
+               if params.get(option) and not os.path.isfile(params[option])]
+    if missing:
+        raise ConnectionConfigError(f"{' and '.join(missing)}: no such file; give the path of a PEM file (or leave the option "
+                                    "unset to use the kubeconfig's)")
     for option, attr in (("ca_cert", "ssl_ca_cert"), ("client_cert", "cert_file"), ("client_key", "key_file"),
                          ("proxy", "proxy")):
         if params.get(option):

@@ -38,6 +38,12 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 HASH_LENGTH = 8
 MAX_NAME_LENGTH = 63
 TEMPLATE_SPEC_PATH = ("spec", "template", "spec")
+# Overrides are new hardware or an image: names, sizes, short lists. The CRD schema (applied by the server-side dry run
+# of every clone) seldom bounds a string, so these sane limits refuse a pasted file or a runaway value instead.
+OVERRIDE_VALUE_MAX_CHARS = 16 * 1024
+OVERRIDES_MAX_CHARS = 64 * 1024
+# C0 control characters and DEL except tab and line breaks (a NUL byte, an escape sequence)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 # Labels never copied: set and owned by controllers (the topology controller, the MachineSet
 # controller) or by GitOps tools, which would prune or claim an object they did not create.
@@ -121,6 +127,49 @@ def copied_owner_references(owner_refs):
         if kept not in out:
             out.append(kept)
     return out
+
+
+def _override_problems(original, overrides, path):
+    """What is wrong with the values of ``overrides`` merged over ``original`` at ``path`` (a tuple): keys that are
+    empty or hold control characters, strings with control characters or longer than OVERRIDE_VALUE_MAX_CHARS, and
+    an empty string where the current template has a non-empty one (null removes a field)."""
+    out = []
+    for key, value in overrides.items():
+        where = paths.join_path(path + (str(key),))
+        if not isinstance(key, str) or not key.strip() or _CONTROL.search(key):
+            out.append(f"{paths.join_path(path)} has the key {key!r}: keys must be non-empty field names without control "
+                       "characters")
+            continue
+        before = original.get(key) if isinstance(original, dict) else None
+        if isinstance(value, dict):
+            out += _override_problems(before, value, path + (key,))
+        elif isinstance(value, list):
+            out += _override_problems(None, {f"[{index}]": item for index, item in enumerate(value)}, path + (key,))
+        elif isinstance(value, str):
+            found = _CONTROL.search(value)
+            if found:
+                out.append(f"{where} contains the control character {found.group()!r} at position {found.start()}")
+            elif len(value) > OVERRIDE_VALUE_MAX_CHARS:
+                out.append(f"{where} is {len(value)} characters long ({value[:40]!r}...); at most "
+                           f"{OVERRIDE_VALUE_MAX_CHARS} are accepted for one value")
+            elif value == "" and isinstance(before, str) and before != "":
+                out.append(f"{where} is empty, but the current template has {before!r}: give the new value "
+                           "(null removes the field)")
+    return out
+
+
+def check_overrides(template_spec, overrides, ref=None):
+    """Refuse ``overrides`` of ``template_spec`` (the current spec.template.spec) that the API server's schema would
+    take but that are no new hardware: see _override_problems, and a whole document over OVERRIDES_MAX_CHARS.
+    Raises RolloutError (reason ``invalid_override``)."""
+    problems = _override_problems(template_spec, overrides, TEMPLATE_SPEC_PATH)
+    size = len(canonical_json(overrides))
+    if size > OVERRIDES_MAX_CHARS:
+        problems.append(f"the overrides are {size} characters of JSON; at most {OVERRIDES_MAX_CHARS} are accepted")
+    if problems:
+        raise RolloutError("overrides: " + "; ".join(problems) + "; nothing was changed", ref=ref, reason="invalid_override",
+                           hint=f"fix the overrides (values at most {OVERRIDE_VALUE_MAX_CHARS} characters without control "
+                                f"characters, {OVERRIDES_MAX_CHARS} in all; docs/hardware-refresh.md)")
 
 
 def _string_map(values, what):
@@ -289,6 +338,7 @@ def plan_clone(source_obj, overrides, name=None, labels=None, annotations=None, 
         raise RolloutError(f"overrides must be a dictionary (merged into spec.template.spec), got "
                            f"{type(overrides).__name__}; nothing was changed", ref=source_ref_text,
                            reason="invalid_input", hint="give overrides as a mapping of spec.template.spec fields")
+    check_overrides(template_spec, overrides, ref=source_ref_text)
     user_labels = _string_map(labels, "labels")
     user_annotations = _string_map(annotations, "annotations")
     warnings = _refuse_topology(source_obj, source_ref_text, referenced_by, force)

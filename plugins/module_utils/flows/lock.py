@@ -186,7 +186,7 @@ def run_lock(module):
         leases.validate_duration(params["lease_duration_seconds"])
     except ValueError as err:
         module.fail_json(msg=str(err), reason="invalid_duration")
-    run = Run(module, minimums=settings.LOCK_MINIMUMS)
+    run = Run(module, bounds=settings.LOCK_BOUNDS)
     waits = params["state"] == "acquired" and params["wait_timeout"] > 0
     run.connect(wait=(params["wait_timeout"], f"wait_timeout={params['wait_timeout']}s") if waits else None)
     lock = Lock(run.api, params["name"], params["namespace"])

@@ -12,6 +12,7 @@ __metaclass__ = type
 import datetime
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ansible.module_utils import basic
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
@@ -35,12 +36,27 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 from ansible_collections.capi.rollout.plugins.module_utils.flows.args import auth_params
 
 
+class RolloutModule(basic.AnsibleModule):
+    """The AnsibleModule of every module of the collection. The options as the task gave them are checked before
+    AnsibleModule converts them: it would take "12.0" and "1e3" for whole numbers, parse "a=1" into a mapping, turn a
+    boolean into text, and refuse a text for a mapping without naming the option; syslog fails on a NUL byte."""
+
+    def _set_internal_properties(self) -> None:
+        super(RolloutModule, self)._set_internal_properties()
+        problems = settings.given_problems(self.argument_spec, self.params)
+        if problems:
+            self.no_log_values.update(str(self.params[name]) for name, spec in self.argument_spec.items()
+                                      if spec.get("no_log") and self.params.get(name) is not None)
+            self.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
+                           api_requests=0)
+
+
 class Run(object):
     """State of one module run: the API, discovery, and what goes into the result."""
 
-    def __init__(self, module: AnsibleModule, minimums: Optional[Dict[str, float]] = None) -> None:
+    def __init__(self, module: AnsibleModule, bounds: Optional[Dict[str, Any]] = None) -> None:
         self.module = module
-        self.minimums = minimums  # of the module's numeric options (core.settings); the wait modules' by default
+        self.bounds = bounds  # of the module's numeric options (core.settings); MODULE_BOUNDS by default
         # Set by connect(), which every flow calls before any read: typed as set. Only result() and error() can run
         # before it (a refused option), and they check for None.
         self.api: Api = None  # type: ignore[assignment]
@@ -58,7 +74,7 @@ class Run(object):
         that waits (``wait_limit``): the deadline of every request of the task, set before the first one
         (client.requests.Api.end_by)."""
         module = self.module
-        problems = settings.module_errors(module.params, self.minimums)
+        problems = settings.module_errors(module.params, self.bounds)
         if problems:
             # before any request: a wait that cannot succeed must not follow a write
             module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,

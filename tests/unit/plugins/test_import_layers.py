@@ -30,6 +30,7 @@ ALLOWED = {
     "module_utils/report": {"module_utils/core", "module_utils/report"},
     "plugin_utils": {"module_utils/core", "module_utils/report", "plugin_utils"},
     "filter": {"module_utils/core", "module_utils/report", "plugin_utils"},
+    "lookup": {"module_utils/core", "plugin_utils"},
     # an action plugin runs its module (and reads its option specs in flows/args.py); it never talks to the API itself
     "action": {"module_utils/core", "module_utils/flows", "module_utils/report", "plugin_utils"},
     "doc_fragments": set(),

@@ -43,16 +43,36 @@ def test_dictionaries_as_yaml_or_json():
     assert survey("image:\n  tag: v1.31.2\nsize: null\n", "dict") == {"image": {"tag": "v1.31.2"}, "size": None}
     assert survey({"a": 1}, "dict") == {"a": 1}
     assert survey("", "dict") == {} and survey(None, "dict") == {}
-    with pytest.raises(AnsibleFilterError, match="not YAML or JSON"):
+    with pytest.raises(AnsibleFilterError, match="its text is not YAML or JSON"):
         survey("a: [", "dict")
+    assert survey("# nothing", "dict") == {}
 
 
 @pytest.mark.parametrize("value, expected", [
     (True, True), ("Yes", True), ("ON", True), (1, True), ("1", True), ("true", True),
-    (False, False), ("no", False), ("0", False), ("maybe", False), (None, False), ("", False),
+    (False, False), ("no", False), ("0", False), (None, False), ("", False),
 ])
 def test_booleans(value, expected):
     assert survey(value, "bool") is expected
+
+
+@pytest.mark.parametrize("value", ["maybe", "y", "t", "yes please", 2, ["true"]])
+def test_what_is_no_boolean_is_refused_not_taken_for_false(value):
+    with pytest.raises(AnsibleFilterError, match=r"^allow_empty must be true or false \(also yes/no, on/off, 1/0\), got "):
+        survey(value, "bool", name="allow_empty")
+
+
+@pytest.mark.parametrize("value, kind, expected", [
+    ("- a\n- b", "dict", "template_overrides must be a mapping, or YAML or JSON text of one, got a list ['a', 'b']"),
+    ("plain text", "dict", "template_overrides must be a mapping, or YAML or JSON text of one, got text 'plain text'"),
+    (["a"], "dict", "template_overrides must be a mapping, or YAML or JSON text of one, got a list ['a']"),
+    ({"a": 1}, "list", "template_overrides must be a list, or text of one, got a mapping {'a': 1}"),
+    (5, "lines", "template_overrides must be a list, or text of one, got a number 5"),
+])
+def test_a_value_of_another_kind_is_refused(value, kind, expected):
+    with pytest.raises(AnsibleFilterError) as err:
+        survey(value, kind, name="template_overrides")
+    assert str(err.value).startswith(expected), str(err.value)
 
 
 def test_an_unknown_type_is_refused():

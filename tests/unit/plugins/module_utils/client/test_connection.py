@@ -51,14 +51,21 @@ def test_kubeconfig_dict_and_context():
 
 
 def test_explicit_host_and_api_key_override(tmp_path):
-    cfg = connection.build_configuration(params(host="https://h:6443/", api_key="secret", ca_cert="/ca.crt",
+    ca_cert = tmp_path / "ca.crt"
+    ca_cert.write_text("PEM", encoding="ascii")
+    cfg = connection.build_configuration(params(host="https://h:6443/", api_key="secret", ca_cert=str(ca_cert),
                                                 proxy="http://proxy:3128"))
     assert cfg.host == "https://h:6443"
     assert connection._auth_header(cfg) == "Bearer secret"
-    assert cfg.ssl_ca_cert == "/ca.crt" and cfg.proxy == "http://proxy:3128"
+    assert cfg.ssl_ca_cert == str(ca_cert) and cfg.proxy == "http://proxy:3128"
     assert cfg.retries is False
     cfg = connection.build_configuration(params(kubeconfig=KUBECONFIG, api_key="other"))
     assert connection._auth_header(cfg) == "Bearer other"
+
+
+def test_certificate_files_that_do_not_exist_are_named():
+    with pytest.raises(connection.ConnectionConfigError, match=r"^ca_cert /no/ca.crt and client_key /no/c.key: no such file"):
+        connection.build_configuration(params(host="https://h:6443/", api_key="secret", ca_cert="/no/ca.crt", client_key="/no/c.key"))
 
 
 def test_kubeconfig_file_errors(tmp_path):

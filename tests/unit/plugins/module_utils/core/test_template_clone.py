@@ -520,3 +520,26 @@ def test_v1beta1_style_source():
     assert plan["object"]["apiVersion"] == "infrastructure.cluster.x-k8s.io/v1beta1"
     assert plan["ref"].startswith("dockermachinetemplate/fleet-a/prod-eu-1-md-0-")
     assert plan["infrastructure_ref"]["api_group"] == "infrastructure.cluster.x-k8s.io"
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    ({"instanceType": ""}, "spec.template.spec.instanceType is empty, but the current template has 'm5.xlarge'"),
+    ({"ami": {"id": ""}}, "spec.template.spec.ami.id is empty, but the current template has 'ami-0aaaaaaaaaaaaaaa0'"),
+    ({"instanceType": "x" * 200 * 1024}, "spec.template.spec.instanceType is 204800 characters long ('xxxx"),
+    ({"instanceType": "m7i\x00.large"}, "spec.template.spec.instanceType contains the control character '\\x00' at position 3"),
+    ({"additionalTags": {"a\x1b": "b"}}, "spec.template.spec.additionalTags has the key 'a\\x1b': keys must be non-empty"),
+    ({"additionalSecurityGroups": [{"id": "sg\x00"}]}, "spec.template.spec.additionalSecurityGroups.[0].id contains the control"),
+    ({"tags": {f"k{index}": "v" * 1000 for index in range(80)}}, "the overrides are 8"),
+])
+def test_override_values_the_schema_would_take_but_that_are_no_new_hardware_are_refused(overrides, expected):
+    with pytest.raises(RolloutError) as err:
+        tc.plan_clone(aws_template(), overrides)
+    assert err.value.reason == "invalid_override"
+    assert err.value.message.startswith(f"awsmachinetemplate/fleet-a/prod-eu-1-md-0: overrides: {expected}"), err.value.message
+    assert "nothing was changed" in err.value.message and "16384 characters" in err.value.message
+
+
+def test_empty_or_long_values_where_they_are_new_and_null_to_remove_a_field_pass():
+    plan = tc.plan_clone(aws_template(), {"sshKeyName": None, "subnet": "", "userDataNote": "x" * tc.OVERRIDE_VALUE_MAX_CHARS,
+                                          "note": "line one\nline two\ttab"})
+    assert "sshKeyName" not in plan["object"]["spec"]["template"]["spec"]

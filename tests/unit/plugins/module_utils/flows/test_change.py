@@ -477,7 +477,7 @@ def restart_spec(monkeypatch):
         captured.update(kwargs)
         raise Captured()
 
-    monkeypatch.setattr(capi_rollout_restart, "AnsibleModule", fake_module)
+    monkeypatch.setattr(capi_rollout_restart, "RolloutModule", fake_module)
     with pytest.raises(Captured):
         capi_rollout_restart.main()
     return captured

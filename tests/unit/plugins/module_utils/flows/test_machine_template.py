@@ -501,7 +501,7 @@ def test_objects_argument_spec(monkeypatch, params, error):
         made.update(kwargs)
         raise Exit({}, False)
 
-    monkeypatch.setattr(module_file, "AnsibleModule", capture)
+    monkeypatch.setattr(module_file, "RolloutModule", capture)
     with pytest.raises(Exit):
         module_file.main()
     made.pop("supports_check_mode")

@@ -209,7 +209,7 @@ MODULE_CASES = [
      ("soak_seconds must be a whole number from 0 to 86400", "100000000000")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "poll_interval": 0}, False, BAD, ("poll_interval must be a whole number from 1", "got 0")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "progress_interval": "5m"}, False, None, ("progress_interval", "5m")),
-    (WAIT, {"objects": [{"name": "wa-md-0"}], "time_left": "soon"}, False, None, ("time_left", "soon")),
+    (WAIT, {"objects": [{"name": "wa-md-0"}], "time_left": "soon"}, False, BAD, ("time_left must be a number", "'soon'")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "progress_interval": 0}, False, BAD,
      ("progress_interval must be a whole number from 1 to 3600", "got 0")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "progress_verbosity": "abc"}, False, None, ("progress_verbosity", "abc")),

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import difflib
+import math
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -246,6 +247,15 @@ def window_problems(not_before, not_after, names=("not_before", "not_after")):
     return out
 
 
+def _number(value):
+    """``value`` (a number or its text) as a finite float, or None."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _spec_type_problem(name, spec, value):
     """The problem of one option's value as given against its argument spec's type, or None: Ansible would convert
     "12.0" and "1e3" to whole numbers, text such as "a=1" to a mapping and a boolean or a list to text."""
@@ -255,6 +265,9 @@ def _spec_type_problem(name, spec, value):
     if kind == "int":
         if whole_number(value) is None:
             return f"{name} must be a whole number, got {kind_of(value)} {shown(value)}"
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or _number(value) is None:
+            return f"{name} must be a number, got {kind_of(value)} {shown(value)}"
     elif kind in ("str", "path"):
         if isinstance(value, (bool, float, list, dict)):
             return f"{name} must be text, got {kind_of(value)} {shown(value)}"

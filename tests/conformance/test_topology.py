@@ -285,7 +285,7 @@ FLEET = {"defaults": {"provision_seconds": 1},
                    "workers": [{"class": "default-worker", "image": IMAGE}, {"class": "large-worker", "image": IMAGE + "-large"}],
                    "variables": [{"name": "workerImage", "default": IMAGE,
                                   "patch": {"path": "/spec/template/spec/customImage",
-                                                                   "worker_classes": ["default-worker"]}}]},
+                                            "worker_classes": ["default-worker"]}}]},
                   {"name": "quick-start-2", "control_plane_image": "img:cp-2",
                    "workers": [{"class": "default-worker", "image": IMAGE}, {"class": "large-worker", "image": IMAGE + "-large"}]}]}
              for v in ("v1.10", "v1.13", "v1.14")]}
@@ -420,13 +420,16 @@ def test_failed_topology_reconcile_is_reported_in_topology_reconciled(topo_fleet
 @pytest.mark.needs_controller
 @pytest.mark.parametrize("version", ["v1.10", "v1.14"])
 def test_direct_change_of_a_computed_field_is_put_back(topo_fleet, version):
-    mgmt, name, _ = _new_cluster(topo_fleet, version, "back")
+    mgmt, name, _wc = _new_cluster(topo_fleet, version, "back")
     md = _topology_mds(mgmt, name)["md-0"]
     answer = mgmt.api("rollout-operator").patch_merge(_path(mgmt, "MachineDeployment", md["metadata"]["name"]),
                                                       {"spec": {"replicas": 2}})
     assert answer["spec"]["replicas"] == 2  # positive control: the direct change was stored
-    back = wait_for("replicas put back", lambda: (lambda x: x if x["spec"]["replicas"] == 1 else None)(
-        mgmt.api().get(_path(mgmt, "MachineDeployment", md["metadata"]["name"]))), 30)
+
+    def put_back():
+        current = mgmt.api().get(_path(mgmt, "MachineDeployment", md["metadata"]["name"]))
+        return current if current["spec"]["replicas"] == 1 else None
+    back = wait_for("replicas put back", put_back, 30)
     assert t.TOPOLOGY_MANAGER in _manager_of(back, "replicas")
 
 
@@ -519,8 +522,11 @@ def test_labels_only_topology_owned_cluster_is_left_alone(topo_fleet):
     api = mgmt.api()
     for obj in workload_objects(wc, mgmt.api_version):
         api.create(collection_path(obj), obj)
-    md = wait_for("MachineDeployment complete", lambda: (lambda x: x if readiness.is_complete(x, mgmt.api_version) else None)(
-        api.get(_path(mgmt, "MachineDeployment", f"{name}-md-0"))), 30)
+
+    def complete():
+        current = api.get(_path(mgmt, "MachineDeployment", f"{name}-md-0"))
+        return current if readiness.is_complete(current, mgmt.api_version) else None
+    md = wait_for("MachineDeployment complete", complete, 30)
     assert md["metadata"]["labels"][t.OWNED] == ""  # positive control: it is a topology-labelled object
     assert all(e["manager"] != t.TOPOLOGY_MANAGER for e in md["metadata"]["managedFields"])
     cluster = api.get(_path(mgmt, "Cluster", name))

@@ -44,8 +44,7 @@ class Fleet:
     def __init__(self, spec, state_dir):
         self.spec = spec
         self.state = Path(state_dir).resolve()
-        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"],
-                                                            bool(m.get("cluster_classes")))
+        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"], bool(m.get("cluster_classes")))
                          for m in self.spec["management_clusters"]}
 
     @classmethod

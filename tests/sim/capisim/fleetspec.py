@@ -281,7 +281,7 @@ def _topology(chk, value, path, classes, namespace):
     cclass = classes.get((namespace, value.get("class")))
     if cclass is None:
         chk.error(f"{path}.class", f"no ClusterClass {value.get('class')!r} in namespace {namespace!r} among this "
-                                   f"management cluster's cluster_classes ({', '.join(n for _, n in sorted(classes)) or 'none'})")
+                                   f"management cluster's cluster_classes ({', '.join(n for _ns, n in sorted(classes)) or 'none'})")
     known = {v["name"] for v in cclass["variables"]} if cclass else None
     return {"class": value.get("class"), "variables": _values(chk, value.get("variables", []), f"{path}.variables", known)}, cclass
 

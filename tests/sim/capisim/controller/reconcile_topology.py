@@ -99,7 +99,7 @@ def reconcile(ctx, cluster, cclass):
                         and t.OWNED in labels and (kind, m.name(template)) not in in_use:
                     ctx.writer.delete(template)
                     ctx.log("topology: deleted unused template %s %s", kind, m.key_text(template))
-    for topology_name, (md, _, _) in current["machine_deployments"].items():
+    for topology_name, (md, _ms, _templates) in current["machine_deployments"].items():
         if topology_name not in desired.machine_deployments and not m.deleting(md):
             ctx.writer.delete(md)
             ctx.log("topology: deleted MachineDeployment %s (no longer in the topology)", m.key_text(md))

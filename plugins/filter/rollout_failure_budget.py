@@ -73,7 +73,7 @@ _value:
       type: list
       elements: str
     message:
-      description: What stops and why, naming the failures and the management clusters not started; V(null) unless RV(stop).
+      description: What stops and why, naming the failures and the management clusters not started; V(null) unless RV(_value.stop).
       type: str
 '''
 

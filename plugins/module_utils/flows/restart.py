@@ -15,11 +15,13 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
@@ -119,11 +121,33 @@ class Clones(object):
         self.run.extras["clones"] = machine_template.object_results(self.run.module, self.refs, self.todo, self.failed)
 
 
+# Any valid time: the probe is a dry run and stores nothing.
+_PROBE_AFTER = "2000-01-01T00:00:00Z"
+
+
+def topology_rollout(run, selected, clusters):
+    """Whether the Cluster topology of this management cluster has ``rollout.after`` (CAPI v1.13+, PR #13391),
+    asked only when a selected object is topology-managed: a server-side dry run of setting
+    ``spec.topology.controlPlane.rollout.after`` on its Cluster, whose answer keeps the field only where the CRD has
+    it (older API servers prune it). Needs the ``patch clusters`` a topology restart needs anyway."""
+    for obj in selected.objects:
+        cluster = clusters.get(views.cluster_name_of(obj))
+        if topologies.manages(obj, cluster):
+            path = targets.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
+                                   cluster["metadata"]["name"])
+            probe = {"spec": {"topology": {"controlPlane": {"rollout": {"after": _PROBE_AFTER}}}}}
+            answer = run.api.request("PATCH", path, body=probe, content_type=MERGE_PATCH, verb="patch", dry_run=True)
+            return bool((((answer.get("spec") or {}).get("topology") or {}).get("controlPlane") or {}).get("rollout"))
+    return False
+
+
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
     clones = run.verb_state = Clones(run, selected)
     per_object = _infrastructure_refs(params, clones.check())
     recording = records.Recording.from_params(params, actor)
+    through_topology = per_object is None and not params.get("infrastructure_ref") and \
+        topology_rollout(run, selected, clusters)
     machine_sets = machines = None
     if restarts.is_past(params.get("after"), now):
         # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
@@ -141,7 +165,8 @@ def planner(run, selected, clusters, now, actor):
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
                                   machine_sets=machine_sets, machines=machines)
         return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
-                                     force=params.get("force"), recording=recording, observed=observed)
+                                     force=params.get("force"), recording=recording, observed=observed,
+                                     topology_rollout=through_topology)
     return plan
 
 

@@ -154,3 +154,39 @@ def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
         return ref != copy_name and \
             topo.get("DockerMachineTemplate", ref)["spec"]["template"]["spec"].get("customImage") == image
     topo.wait_for("the topology controller puts the class's template back", put_back)
+
+
+def test_new_hardware_by_a_variable_override_of_the_md(topo):
+    """Path (a): the class patches variable workerImage onto customImage of default-worker, so a template override of
+    customImage becomes a per-MD override in the Cluster topology; the topology generates the template and rolls."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-gen2"
+    switch = [{"name": name, "template": {"overrides": {"customImage": image}}}]
+    mark = topo.mark()
+    unmapped = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"extra": "x"}}}])
+    assert unmapped.failed and unmapped["reason"] == "topology_no_variable", unmapped.get("msg")
+    assert "/spec/template/spec/extra" in unmapped["msg"] and unmapped["msg"].startswith(f"machinedeployment/default/{name}")
+    checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert "variable workerImage" in entry["message"] and "customImage" in entry["message"], entry["message"]
+    assert entry["owner"]["ref"] == "cluster/default/tr"
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)]
+    overrides = topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"]
+    assert {"name": "workerImage", "value": image} in overrides
+
+    def switched():
+        current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+        machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+        return topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"].get("customImage") == image \
+            and machines and not machines & machines_before
+    topo.wait_for("the generated template carries the image, every Machine new", switched, timeout=120)
+    again = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
+    assert not again.failed and again["changed"] is False, again.get("msg")

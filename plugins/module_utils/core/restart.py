@@ -415,3 +415,48 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
         # the Cluster write is the change; the object's own patch (None without recording) only records it
         plan.update(owner=owner, changed=True, action=action)
     return plan
+
+
+def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None):
+    """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
+    ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
+    ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
+    The topology controller then generates a template with them and rolls this MD alone.
+
+    The plan's ``owner`` is the Cluster write (core.topology); the MD's own patch records it (history entry with
+    ``topology``); a repeated ``rollout_id`` or a topology that already holds the values plans nothing. RolloutError
+    for a paused object or Cluster, and for a field no class variable maps (reason topology_no_variable)."""
+    recording = recording or records.Recording()
+    observed = observed or plans.Observed()
+    read = _read(obj, observed.api_version)
+    now = timeutil.truncate_seconds(now)
+    recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
+    entries, record_warnings = hist.read_record(obj)
+    extra = {"revision_before": views.revision_of(obj), "history_revision": None, "required_templates": []}
+
+    def unchanged(message):
+        return plans.new_plan(obj, read.kind, read.version, plans.UNCHANGED, message=message, warnings=record_warnings,
+                              **extra)
+
+    applied = hist.applied_rollout(obj, recording.rollout_id, ACTIONS, entries)
+    guards.refuse_paused(read.obj, read.kind, read.ref, observed.cluster)
+    template_kind = apiversion.normalize_ref(
+        paths.get_path(obj, apiversion.spec_path(read.kind, read.version, "infrastructure_ref"), {}) or {}).get("kind")
+    values, why = topologies.variables_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides)
+    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values)
+    if owner is None:
+        return unchanged(f"the Cluster topology already holds {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
+                         + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
+    changes = ChangeSet()
+    if recording.enabled:
+        entry = records.record_rollout(
+            changes, obj, obj, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
+            recording, api_version=read.version, last_details={"topology": owner["message"]},
+            entry_details={"topology": owner["message"]})
+        extra["history_revision"] = entry["revision"]
+    plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
+                          message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
+                                  "the new template and rolls this MachineDeployment",
+                          relied_on=_relied_on(read, owner), **extra)
+    plan.update(owner=owner, changed=True, action=RESTARTED)
+    return plan

@@ -146,15 +146,56 @@ def override_of(cluster, obj, ref, variable):
 
 def plan_override(cluster, obj, ref, variable, value):
     """The owner write that sets (``value`` not None) or removes (None) the MD's ``variables.overrides`` entry
-    ``variable``; None when it already is so. The overrides list is replaced whole, its current value tested."""
+    ``variable``; None when it already is so."""
+    return plan_overrides(cluster, obj, ref, {variable: value})
+
+
+def plan_overrides(cluster, obj, ref, values):
+    """The owner write that sets the MD's ``variables.overrides`` entries of ``values`` (name -> value; None removes
+    the entry), or None when they already are so. The overrides list is replaced whole, its current value tested."""
     _keys, entry, _name = _entry(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref)
     current = paths.get_path(entry, "variables.overrides")
-    wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") != variable]
-    if value is not None:
-        wanted.append({"name": variable, "value": value})
+    wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
+    wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
     changes = ChangeSet()
     if not changes.record(("variables", "overrides"), current, wanted or None):
         return None
-    action = f"override {variable}={value}" if value is not None else f"no override of {variable}"
+    said = ", ".join(f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items()))
+    where = display_path(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, "variables.overrides")
     return _owner_change(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, changes,
-                         f"{cluster_ref(cluster)} {display_path(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, 'variables.overrides')}: {action}")
+                         f"{cluster_ref(cluster)} {where}: {said}")
+
+
+def _leaves(overrides, prefix=""):
+    """(RFC 6901 pointer under spec.template.spec, value) of every leaf of a template ``overrides`` mapping."""
+    for key, value in sorted(overrides.items()):
+        pointer = f"{prefix}/{str(key).replace('~', '~0').replace('/', '~1')}"
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, pointer)
+        else:
+            yield "/spec/template/spec" + pointer, value
+
+
+def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
+    """Path (a) for new hardware of a topology MD: {variable: value} that makes the topology generate a template
+    with ``overrides`` (fields of spec.template.spec of its ``template_kind``), one class variable per field, and why
+    (text for the plan). RolloutError (reason topology_no_variable) naming the fields no variable of the class maps
+    for the MD's worker class: those need another worker class or ClusterClass (docs/clusterclass.md)."""
+    worker = worker_class_of(cluster, obj, ref)
+    values, unmapped, why = {}, [], []
+    for pointer, value in _leaves(overrides):
+        variable = mapping_variable(cclass, worker, template_kind, pointer)
+        if variable is None:
+            unmapped.append(pointer)
+            continue
+        values[variable] = value
+        why.append(f"ClusterClass {paths.get_path(cclass, 'metadata.name')} patches variable {variable} onto "
+                   f"{template_kind} {pointer} of worker class {worker}")
+    if unmapped:
+        raise RolloutError(
+            f"no variable of ClusterClass {paths.get_path(cclass, 'metadata.name')} is patched onto {', '.join(unmapped)} "
+            f"of the {template_kind} of worker class {worker}: a per-MD variable override cannot change it; nothing "
+            "was changed", ref=ref, reason="topology_no_variable",
+            hint="add a variable with a JSON patch onto that field to the ClusterClass, or switch the MD to a worker "
+                 "class whose template has the new values (docs/clusterclass.md)")
+    return values, "; ".join(why)

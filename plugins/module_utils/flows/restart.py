@@ -15,6 +15,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -60,10 +61,12 @@ class Clones(object):
     objects are planned (``check``), created after every check passed (``create``). Their results (capi_machine_template's
     ``results``) go into the task's result as ``clones``."""
 
-    def __init__(self, run, selected):
+    def __init__(self, run, selected, through_topology=()):
         self.run = run
         self.selected = selected
-        wanted = [item for item in run.module.params.get("switches") or [] if item.get("template") is not None]
+        # a topology MD gets its new template from the topology (core.topology path (a)), not from a clone
+        wanted = [item for item in run.module.params.get("switches") or []
+                  if item.get("template") is not None and _switch_name(item) not in through_topology]
         self.refs = [make_ref(selected.kind, selected.namespace, _switch_name(item)) for item in wanted]
         self.requests = [machine_template.object_request(
             dict(item["template"], kind=selected.kind, name=_switch_name(item)), selected.namespace) for item in wanted]
@@ -141,9 +144,38 @@ def topology_rollout(run, selected, clusters):
     return False
 
 
+def _topology_switches(run, selected, clusters):
+    """{object name: (template overrides, its ClusterClass)} of the ``switches[].template`` entries of objects a
+    Cluster topology manages (path (a), core.restart.plan_topology_switch); one GET per ClusterClass."""
+    by_name = {obj["metadata"]["name"]: obj for obj in selected.objects}
+    classes = {}
+    out = {}
+    for item in run.module.params.get("switches") or []:
+        obj = by_name.get(_switch_name(item))
+        cluster = clusters.get(views.cluster_name_of(obj)) if obj else None
+        if item.get("template") is None or not topologies.manages(obj, cluster):
+            continue
+        group, _sep, version = cluster["apiVersion"].rpartition("/")
+        topology = cluster["spec"]["topology"]
+        name = (topology.get("classRef") or {}).get("name") or topology.get("class")
+        namespace = (topology.get("classRef") or {}).get("namespace") or topology.get("classNamespace") or \
+            cluster["metadata"]["namespace"]
+        if (namespace, name) not in classes:
+            path = targets.resource_path(group, version, "clusterclasses", namespace, name)
+            try:
+                classes[(namespace, name)] = run.api.get(path)
+            except ApiError as err:
+                raise api_error(err, ref=make_ref("ClusterClass", namespace, name), verb="get",
+                                resource={"group": group, "plural": "clusterclasses"}, namespace=namespace,
+                                host=run.api.host)
+        out[_switch_name(item)] = (item["template"].get("overrides") or {}, classes[(namespace, name)])
+    return out
+
+
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
-    clones = run.verb_state = Clones(run, selected)
+    topology_switches = _topology_switches(run, selected, clusters)
+    clones = run.verb_state = Clones(run, selected, topology_switches)
     per_object = _infrastructure_refs(params, clones.check())
     recording = records.Recording.from_params(params, actor)
     through_topology = per_object is None and not params.get("infrastructure_ref") and \
@@ -158,6 +190,10 @@ def planner(run, selected, clusters, now, actor):
                                              label_selector=keys.CONTROL_PLANE_NAME_LABEL)
 
     def plan(obj):
+        if obj["metadata"]["name"] in topology_switches:
+            overrides, cclass = topology_switches[obj["metadata"]["name"]]
+            return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
+                api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=machine_sets))
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:

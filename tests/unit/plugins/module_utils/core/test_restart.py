@@ -469,3 +469,23 @@ def test_topology_restart_already_in_the_cluster_is_unchanged():
     plan = restart.plan_restart(_topology_md(), objs.NOW, after="2099-01-01T00:00:00Z", topology_rollout=True,
                                 observed=Observed(cluster=objs.cluster(topology=topology)))
     assert plan["changed"] is False and "is already 2099-01-01T00:00:00Z" in plan["message"]
+
+
+def test_topology_switch_writes_the_override_and_records_it():
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS
+    md = _topology_md()
+    cluster = objs.cluster(topology=TOPOLOGY)
+    plan = restart.plan_topology_switch(md, objs.NOW, {"customImage": "img:2"}, CLASS, observed=Observed(cluster=cluster),
+                                        recording=Recording(rollout_id="hw-1"))
+    assert plan["changed"] is True and plan["owner"]["patch"]
+    written = objs.apply_json_patch(cluster, plan["owner"]["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
+        {"name": "workerImage", "value": "img:2"}]
+    assert "variable workerImage" in plan["message"]
+    recorded = objs.apply_json_patch(md, plan["patch"])
+    record = json.loads(recorded["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert "workerImage=img:2" in record[-1]["topology"]
+    # once the topology holds it, nothing more
+    again = restart.plan_topology_switch(recorded, objs.NOW, {"customImage": "img:2"}, CLASS,
+                                         observed=Observed(cluster=written), recording=Recording(rollout_id="hw-1"))
+    assert again["changed"] is False and "already holds workerImage=img:2" in again["message"]

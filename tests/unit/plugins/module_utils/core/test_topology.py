@@ -130,3 +130,23 @@ def test_first_override_of_an_md_adds_the_variables_member():
         "overrides": [{"name": "workerImage", "value": "kindest/node:v1.31.0"}]}
     assert topology.worker_class_of(cluster, md0, MD_REF) == "default-worker"
 
+
+
+def test_variables_for_maps_every_leaf_or_names_the_unmapped_ones():
+    values, why = topology.variables_for(CLASS, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                         {"customImage": "kindest/node:v1.31.0"})
+    assert values == {"workerImage": "kindest/node:v1.31.0"}
+    assert "variable workerImage" in why and "default-worker" in why
+    with pytest.raises(RolloutError) as err:
+        topology.variables_for(CLASS, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                               {"customImage": "x", "extra": {"a/b": 1}})
+    assert err.value.reason == "topology_no_variable"
+    assert "/spec/template/spec/extra/a~1b" in err.value.msg and "customImage" not in err.value.msg
+
+
+def test_plan_overrides_sets_several_and_names_them():
+    owner = topology.plan_overrides(_cluster(), _md("md-0"), MD_REF, {"b": 2, "a": 1})
+    written = objs.apply_json_patch(_cluster(), owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
+        {"name": "a", "value": 1}, {"name": "b", "value": 2}]
+    assert owner["message"].endswith("machineDeployments[md-0].variables.overrides: a=1, b=2")

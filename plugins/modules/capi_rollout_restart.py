@@ -137,7 +137,7 @@ options:
           overrides:
             description:
               - Merged into C(spec.template.spec) of the clone (the new image or hardware).
-              - For a MachineDeployment a Cluster topology manages, no clone is made: each field becomes a
+              - For a MachineDeployment a Cluster topology manages, no clone is made; each field becomes a
                 per-MachineDeployment variable override in the Cluster topology (see the description).
             type: dict
           labels:

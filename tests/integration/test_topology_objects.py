@@ -110,8 +110,11 @@ def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(to
         assert ("patch", "clusters") not in writes, writes  # positive control of the v1.13 branch above
         assert "before v1.13" in entry["message"]
     # new Machines, and the history of the MD names the topology change
-    topo.wait_for("every Machine replaced", lambda: (lambda now: now and not now & machines_before)(
-        set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))))
+
+    def replaced():
+        machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+        return machines and not machines & machines_before
+    topo.wait_for("every Machine replaced", replaced)
     info = topo.run("capi_rollout_info", name=name, history=True)
     assert not info.failed, info.get("msg")
     record = topo.get("MachineDeployment", name)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"]

@@ -131,7 +131,6 @@ def test_first_override_of_an_md_adds_the_variables_member():
     assert topology.worker_class_of(cluster, md0, MD_REF) == "default-worker"
 
 
-
 def test_variables_for_maps_every_leaf_or_names_the_unmapped_ones():
     values, why = topology.variables_for(CLASS, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
                                          {"customImage": "kindest/node:v1.31.0"})

@@ -1,6 +1,6 @@
 """capi_rollout_restart of MachineDeployments / KubeadmControlPlanes that a Cluster topology (ClusterClass) manages
 (issue 26 §2): on CAPI v1.13+ the trigger is written in the Cluster topology (rollout.after), before v1.13 on the
-object itself. A tiny fleet of its own per release (the topology controller runs only where a class is declared): one
+object itself. v1.14 checks the release after the one that brought rollout.after. A tiny fleet of its own per release (the topology controller runs only where a class is declared): one
 management cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
 
 import pytest
@@ -9,7 +9,7 @@ from conftest import CapiEnv, per_fleet
 
 pytestmark = pytest.mark.needs_controller
 
-TOPOLOGY_VERSIONS = ("v1.10", "v1.13")
+TOPOLOGY_VERSIONS = ("v1.10", "v1.13", "v1.14")
 IMAGE = "kindest/node:v1.30.4"
 DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
 

@@ -188,7 +188,14 @@ def _write(run, selected, obj, plan, plan_for, clusters):
                 return current
         owner = state["plan"].get("owner")
         if owner:
-            run.api.patch_json(_owner_path(owner), owner["patch"])
+            try:
+                run.api.patch_json(_owner_path(owner), owner["patch"])
+            except ApiError as err:
+                if is_write_conflict(err):
+                    raise
+                # named as the object that was written (the Cluster), not the one selected
+                raise api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
+                                resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
         if not state["plan"]["patch"]:
             return state["current"]
         return run.api.patch_json(selected.object_path(state["plan"]["name"]), state["plan"]["patch"])

@@ -139,7 +139,13 @@ def topology_rollout(run, selected, clusters):
             path = targets.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
                                    cluster["metadata"]["name"])
             probe = {"spec": {"topology": {"controlPlane": {"rollout": {"after": _PROBE_AFTER}}}}}
-            answer = run.api.request("PATCH", path, body=probe, content_type=MERGE_PATCH, verb="patch", dry_run=True)
+            try:
+                answer = run.api.request("PATCH", path, body=probe, content_type=MERGE_PATCH, verb="patch", dry_run=True)
+            except ApiError as err:
+                version = cluster["apiVersion"].rpartition("/")[2]
+                raise api_error(err, ref=topologies.cluster_ref(cluster), verb="patch", host=run.api.host,
+                                namespace=cluster["metadata"]["namespace"],
+                                resource=apiversion.resource(apiversion.CLUSTER, version))
             return bool((((answer.get("spec") or {}).get("topology") or {}).get("controlPlane") or {}).get("rollout"))
     return False
 

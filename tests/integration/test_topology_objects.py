@@ -1,7 +1,8 @@
 """capi_rollout_restart of MachineDeployments / KubeadmControlPlanes that a Cluster topology (ClusterClass) manages
 (issue 26 §2): on CAPI v1.13+ the trigger is written in the Cluster topology (rollout.after), before v1.13 on the
-object itself. v1.14 checks the release after the one that brought rollout.after. A tiny fleet of its own per release (the topology controller runs only where a class is declared): one
-management cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
+object itself (v1.14: the release after the one that brought rollout.after); new hardware by a per-MD variable override.
+A tiny fleet of its own per release (the topology controller runs only where a class is declared): one management
+cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
 
 import pytest
 

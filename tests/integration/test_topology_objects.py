@@ -145,11 +145,14 @@ def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
     """Why the collection writes the Cluster: a template switch made on the MD itself does not last."""
     md = _md(topo)
     name = md["metadata"]["name"]
-    image = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"])[
-        "spec"]["template"]["spec"].get("customImage")
-    copy_name = topo.copy_template(name, "-hand")
-    topo.admin.patch_merge(topo.path("DockerMachineTemplate", name=copy_name),
-                           {"spec": {"template": {"spec": {"customImage": "kindest/node:v1.31.0-hand"}}}})
+    template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"])
+    image = template["spec"]["template"]["spec"].get("customImage")
+    # a template of someone's own: without the topology's labels, which would make it the topology's to delete
+    copy_name = f"{name}-hand"
+    topo.admin.create(topo.path("DockerMachineTemplate"), {
+        "apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
+        "metadata": {"name": copy_name, "namespace": "default"},
+        "spec": {"template": {"spec": dict(template["spec"]["template"]["spec"], customImage="kindest/node:v1.31.0-hand")}}})
     topo.admin.patch_merge(topo.path("MachineDeployment", name=name),
                            {"spec": {"template": {"spec": {"infrastructureRef": {"name": copy_name}}}}})
 

@@ -314,12 +314,13 @@ def _through_topology(read, cluster, target_after, topology_rollout):
 
 
 def _relied_on(read, owner):
-    """The fields the object's patch tests: not its rollout.after when the topology writes it (``owner``), which the
-    topology controller copies there at any moment after the Cluster write."""
+    """The fields the object's patch tests. With a topology write (``owner``) only whether it is paused and its
+    records: the topology controller changes its trigger and template fields at any moment after the Cluster write
+    (it copies rollout.after, rotates the template), and the Cluster patch tests what that write relies on."""
     fields = patches.relied_on(read.kind, read.version, "restart")
     if owner is None:
         return fields
-    return [field for field in fields if tuple(field) != paths.split_path(read.after_path)]
+    return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
 
 
 def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None,

@@ -20,8 +20,17 @@ description:
     besides one patch per object.
   - Refuses, with nothing written, when the rollout would not happen or would surprise - a paused
     MachineDeployment (C(spec.paused)), the C(cluster.x-k8s.io/paused) annotation, a paused Cluster, a rollout
-    already scheduled for the future (unless O(force=true)), or a template switch on an object managed by a
-    Cluster topology (ClusterClass). A plain restart of a topology-managed object is allowed.
+    already scheduled for the future (unless O(force=true)), or a switch to a named template (O(infrastructure_ref))
+    of an object managed by a Cluster topology (ClusterClass).
+  - Objects a Cluster topology (ClusterClass) manages are changed through their Cluster (docs/clusterclass.md). A
+    restart writes C(spec.topology.controlPlane.rollout.after) / C(spec.topology.workers.machineDeployments[].rollout.after)
+    on Cluster API v1.13+ (told by a server-side dry run of the Cluster, whose answer keeps the field only there), and
+    the object's own field before v1.13, where the topology has no such field and does not own the object's (the
+    message says so). O(switches[].template) of such a MachineDeployment sets a per-MachineDeployment
+    C(variables.overrides) entry of the variable its ClusterClass patches onto each overridden field; the topology
+    controller generates the new template and rolls that MachineDeployment alone. A field no variable maps fails
+    with RV(reason)=V(topology_no_variable). The Cluster write is in RV(objects[].owner); the object's own patch
+    only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
     recorded on the object (annotation C(rollout.capi-rollout.dev/last), outside C(spec.template)) and a later
@@ -126,7 +135,10 @@ options:
         type: dict
         suboptions:
           overrides:
-            description: Merged into C(spec.template.spec) of the clone (the new image or hardware).
+            description:
+              - Merged into C(spec.template.spec) of the clone (the new image or hardware).
+              - For a MachineDeployment a Cluster topology manages, no clone is made; each field becomes a
+                per-MachineDeployment variable override in the Cluster topology (see the description).
             type: dict
           labels:
             description: Labels added to the clone (a null value removes a copied one).
@@ -388,6 +400,15 @@ objects:
       type: list
       elements: str
       sample: []
+    owner:
+      description:
+        - The write of the Cluster whose topology decides this object's template (the object's own RV(objects[].patch)
+          then only records it, or is null without a record). C(ref) the Cluster, C(patch) the JSON patch sent
+          (a C(test) that the topology entry at that index is still this object's, then the field's), C(changes)
+          (paths such as C(spec.topology.workers.machineDeployments[md-0].rollout.after)) and C(message).
+      returned: when a Cluster topology was (would be) written for this object
+      type: dict
+      sample: {ref: cluster/fleet-a/prod-eu-1, message: "cluster/fleet-a/prod-eu-1 spec.topology.controlPlane.rollout.after=2026-03-01T12:00:00Z"}
     status:
       description: The final state after O(wait), as in RV(capi.rollout.capi_rollout_info#module:resources).
       returned: when O(wait=true)
@@ -395,7 +416,8 @@ objects:
       sample: {name: prod-eu-1-md-0, rollout: {complete: true}, replicas: {desired: 3, up_to_date: 3}}
 reason:
   description:
-    - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(template_not_found),
+    - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(topology_no_variable),
+      V(topology_entry_missing), V(template_not_found),
       V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), and for O(switches[].template) V(clone_refused)
       (a template could not be made; nothing was written) or V(create_failed) (no object was switched).
   returned: on failure

@@ -94,6 +94,12 @@ def select(api, discovery, params, require_match=False):
     return Selected(sel, version, path, objects, list_rv)
 
 
+def path_of(kind, api_version, namespace, name):
+    """The API path of one object of a CAPI ``kind`` read as ``api_version`` (group/version)."""
+    group, _sep, version = api_version.rpartition("/")
+    return resource_path(group, version, apiversion.resource(kind, version)["plural"], namespace, name)
+
+
 def refetch(api, selected, name):
     """GET one selected object again (after a failed test of a patch, or a 409 conflict)."""
     res = apiversion.resource(selected.kind, selected.version)

@@ -28,6 +28,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import record as
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -263,22 +264,24 @@ def _trigger(read, changes, target_after):
         changes.record(read.after_path, read.after_raw, timeutil.format_time(target_after))
 
 
-def _change_warnings(read, cluster, rollout_id, applied, drift):
+def _change_warnings(read, cluster, rollout_id, applied, drift, own_field=True):
     """Warnings of a planned change: a rollout_id applied before whose template was changed since, and a Cluster
-    topology that sets rollout.after itself."""
+    topology that sets rollout.after itself (when the object's own field is written, ``own_field``)."""
     warnings = []
     if drift:
         warnings.append(f"rollout_id {rollout_id} was applied at {applied['at']}, but the template was changed since "
                         f"({drift}): switching again")
-    if keys.TOPOLOGY_OWNED_LABEL in (paths.get_path(read.obj, "metadata.labels", {}) or {}):
+    if own_field and keys.TOPOLOGY_OWNED_LABEL in (paths.get_path(read.obj, "metadata.labels", {}) or {}):
         warning = _topology_after_warning(read.obj, read.kind, cluster)
         if warning:
             warnings.append(warning)
     return warnings
 
 
-def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, machine_sets):
-    """Record the restart (last-rollout annotation and history entry) in ``changes``; returns the recorded revision."""
+def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, machine_sets,
+            owner=None):
+    """Record the restart (last-rollout annotation and history entry) in ``changes``; returns the recorded revision.
+    ``owner``: the Cluster topology write that makes it (core.topology), named in the entry as ``topology``."""
     details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
     if action == SCHEDULED:
         details["after"] = timeutil.format_time(target_after)
@@ -288,11 +291,40 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
     entry = records.record_rollout(
         changes, read.obj, written, now, action, revision, kept, recording,
         api_version=read.version, last_details=details,
-        entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None})
+        entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None,
+                       "topology": owner["message"] if owner else None})
     return entry["revision"]
 
 
-def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None):
+def _through_topology(read, cluster, target_after, topology_rollout):
+    """How a trigger of a topology-managed object is written: (the Cluster topology's field (display path) or None to
+    write the object's own; the Cluster topology write, None when that field already holds it; a note for the
+    message). On CAPI v1.13+ (``topology_rollout``) the topology's rollout.after
+    is copied into the MD / KCP and owns it there, so the Cluster is written; before, the topology has no such field
+    and does not own the object's, which is written and stays (docs/clusterclass.md)."""
+    if not topologies.manages(read.obj, cluster):
+        return None, None, ""
+    if not topology_rollout:
+        return None, None, (f" on the {read.kind} itself: the Cluster topology of this CAPI release (before v1.13) has "
+                            "no rollout.after and does not own this field")
+    field = (f"{topologies.cluster_ref(cluster)} "
+             f"{topologies.display_path(cluster, read.obj, read.kind, read.ref, 'rollout.after')}")
+    return field, topologies.plan_rollout_after(cluster, read.obj, read.kind, read.ref,
+                                                timeutil.format_time(target_after)), ""
+
+
+def _relied_on(read, owner):
+    """The fields the object's patch tests. With a topology write (``owner``) only whether it is paused and its
+    records: the topology controller changes its trigger and template fields at any moment after the Cluster write
+    (it copies rollout.after, rotates the template), and the Cluster patch tests what that write relies on."""
+    fields = patches.relied_on(read.kind, read.version, "restart")
+    if owner is None:
+        return fields
+    return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
+
+
+def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None,
+                 topology_rollout=False):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -311,6 +343,10 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     revision also counts their revisions (without them the MD revision annotation and the record are used);
     ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, an explicit past
     ``after`` that would replace nothing is planned as unchanged with a warning.
+
+    ``topology_rollout``: the Cluster topology has rollout.after (CAPI v1.13+): the trigger of an object a Cluster
+    topology manages is then written there (the plan's ``owner``: core.topology's write of the Cluster, sent before the
+    object's own patch, which then carries only the record).
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
     ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
@@ -350,22 +386,78 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
                                                "use after=now to roll every Machine")
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
     triggers = new_infra_ref is None or after is not None
-    if triggers:
+    field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
+        else (None, None, "")
+    if triggers and field is None:
         _trigger(read, changes, target_after)
-    if not changes.changed:
-        return unchanged(f"{read.after_path} is already {timeutil.format_time(target_after)}")
+    if owner is None and (field is not None or not changes.changed):
+        return unchanged(f"{field or read.after_path} is already {timeutil.format_time(target_after)}")
 
     action = SCHEDULED if target_after > now and new_infra_ref is None else RESTARTED
-    warnings = record_warnings + _change_warnings(read, observed.cluster, recording.rollout_id, applied, drift)
-    written = diffs.apply_merge_patch(obj, changes.merge_patch())
+    warnings = record_warnings + _change_warnings(read, observed.cluster, recording.rollout_id, applied, drift,
+                                                  owner is None)
+    written = diffs.apply_merge_patch(obj, changes.merge_patch() or {})
+    if owner is not None:
+        # what the topology controller copies into the object: the recorded target
+        paths.set_path(written, paths.split_path(read.after_path), timeutil.format_time(target_after))
     if new_infra_ref is not None:
         extra["required_templates"] = _required_infrastructure(written, read.kind, read.version,
                                                                (obj.get("metadata") or {}).get("namespace"))
     if recording.enabled:
         extra["history_revision"] = _record(read, changes, written, now, action, target_after, new_infra_ref, entries,
-                                            recording, observed.machine_sets)
+                                            recording, observed.machine_sets, owner)
     if triggers:
         extra["rollout_after"] = timeutil.format_time(target_after)
-    return plans.new_plan(obj, read.kind, read.version, action, changes=changes,
-                          message=_message(new_infra_ref, action, target_after, read.after_path), warnings=warnings,
-                          relied_on=patches.relied_on(read.kind, read.version, "restart"), **extra)
+    plan = plans.new_plan(obj, read.kind, read.version, action, changes=changes,
+                          message=_message(new_infra_ref, action, target_after, field or read.after_path) + note,
+                          warnings=warnings,
+                          relied_on=_relied_on(read, owner), **extra)
+    if owner is not None:
+        # the Cluster write is the change; the object's own patch (None without recording) only records it
+        plan.update(owner=owner, changed=True, action=action)
+    return plan
+
+
+def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None):
+    """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
+    ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
+    ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
+    The topology controller then generates a template with them and rolls this MD alone.
+
+    The plan's ``owner`` is the Cluster write (core.topology); the MD's own patch records it (history entry with
+    ``topology``); a repeated ``rollout_id`` or a topology that already holds the values plans nothing. RolloutError
+    for a paused object or Cluster, and for a field no class variable maps (reason topology_no_variable)."""
+    recording = recording or records.Recording()
+    observed = observed or plans.Observed()
+    read = _read(obj, observed.api_version)
+    now = timeutil.truncate_seconds(now)
+    recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
+    entries, record_warnings = hist.read_record(obj)
+    extra = {"revision_before": views.revision_of(obj), "history_revision": None, "required_templates": []}
+
+    def unchanged(message):
+        return plans.new_plan(obj, read.kind, read.version, plans.UNCHANGED, message=message, warnings=record_warnings,
+                              **extra)
+
+    applied = hist.applied_rollout(obj, recording.rollout_id, ACTIONS, entries)
+    guards.refuse_paused(read.obj, read.kind, read.ref, observed.cluster)
+    template_kind = apiversion.normalize_ref(
+        paths.get_path(obj, apiversion.spec_path(read.kind, read.version, "infrastructure_ref"), {}) or {}).get("kind")
+    values, why = topologies.variables_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides)
+    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values)
+    if owner is None:
+        return unchanged(f"the Cluster topology already holds {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
+                         + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
+    changes = ChangeSet()
+    if recording.enabled:
+        entry = records.record_rollout(
+            changes, obj, obj, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
+            recording, api_version=read.version, last_details={"topology": owner["message"]},
+            entry_details={"topology": owner["message"]})
+        extra["history_revision"] = entry["revision"]
+    plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
+                          message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
+                                  "the new template and rolls this MachineDeployment",
+                          relied_on=_relied_on(read, owner), **extra)
+    plan.update(owner=owner, changed=True, action=RESTARTED)
+    return plan

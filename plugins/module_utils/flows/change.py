@@ -85,11 +85,13 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
         for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:
                 try:
-                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for)
+                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for, clusters)
                 except (RolloutError, ApiError, TransportError) as err:
                     raise _stopped_part_way(err, planned, index, results, module.check_mode)
             results.append(_result_entry(plan))
-            if plan["changed"]:
+            if plan.get("owner"):
+                diffs.append(plan["owner"]["diff"])
+            if plan["changed"] and plan["patch"]:
                 diffs.append(plan["diff"])
             for warning in plan.get("warnings") or []:
                 module.warn(f"{plan['ref']}: {warning}")
@@ -121,7 +123,7 @@ def _check_owners(planned, mode):
     """``field_owners`` over every change before the first write: a field another manager owns (core.owners)
     fails the task untouched (refuse) or becomes a warning of its object (warn)."""
     for obj, plan in planned:
-        if plan["changed"] and mode != "ignore":
+        if plan["changed"] and plan["patch"] and mode != "ignore":
             found = owners.outside_topology(owners.owners_of(obj, owners.written_fields(plan["patch"])))
             plan["warnings"] = list(plan.get("warnings") or []) + owners.check(plan["ref"], found, mode)
 
@@ -139,6 +141,9 @@ def _result_entry(plan):
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     # exactly what is sent (_write)
     entry["patch"] = copy.deepcopy(plan["patch"]) if plan["changed"] else None
+    if plan.get("owner"):
+        # the write of the object that decides its template (core.topology: the Cluster topology)
+        entry["owner"] = {key: copy.deepcopy(plan["owner"][key]) for key in ("ref", "patch", "changes", "message")}
     return entry
 
 
@@ -162,18 +167,37 @@ def _stopped_part_way(err, planned, index, results, check_mode):
                           hint=err.hint or "fix the cause and re-run the task: objects already changed are not changed again")
 
 
-def _write(run, selected, obj, plan, plan_for):
-    """PATCH one object with its plan's JSON patch; when a ``test`` fails (a field the plan read has changed)
-    or on 409, re-read it, re-plan and retry. Returns (plan, object after)."""
+def _owner_path(owner):
+    return targets.path_of(owner["kind"], owner["api_version"], owner["namespace"], owner["name"])
+
+
+def _write(run, selected, obj, plan, plan_for, clusters):
+    """PATCH one object with its plan's JSON patch, after the write of its ``owner`` (the Cluster topology that
+    decides its template, core.topology) when the plan has one; when a ``test`` fails (a field the plan read has
+    changed) or on 409, re-read both, re-plan and retry. Returns (plan, object after)."""
     res = apiversion.resource(selected.kind, selected.version)
-    state = {"plan": plan}
+    state = {"plan": plan, "current": obj}
 
     def attempt(fresh):
         if fresh:
-            current = targets.refetch(run.api, selected, plan["name"])
+            current = state["current"] = targets.refetch(run.api, selected, plan["name"])
+            if plan.get("owner"):
+                clusters[plan["owner"]["name"]] = run.api.get(_owner_path(plan["owner"]))
             state["plan"] = plan_for(current)
             if not state["plan"]["changed"]:
                 return current
+        owner = state["plan"].get("owner")
+        if owner:
+            try:
+                run.api.patch_json(_owner_path(owner), owner["patch"])
+            except ApiError as err:
+                if is_write_conflict(err):
+                    raise
+                # named as the object that was written (the Cluster), not the one selected
+                raise api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
+                                resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
+        if not state["plan"]["patch"]:
+            return state["current"]
         return run.api.patch_json(selected.object_path(state["plan"]["name"]), state["plan"]["patch"])
 
     try:

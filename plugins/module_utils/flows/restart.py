@@ -15,11 +15,14 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
@@ -58,10 +61,12 @@ class Clones(object):
     objects are planned (``check``), created after every check passed (``create``). Their results (capi_machine_template's
     ``results``) go into the task's result as ``clones``."""
 
-    def __init__(self, run, selected):
+    def __init__(self, run, selected, through_topology=()):
         self.run = run
         self.selected = selected
-        wanted = [item for item in run.module.params.get("switches") or [] if item.get("template") is not None]
+        # a topology MD gets its new template from the topology (core.topology path (a)), not from a clone
+        wanted = [item for item in run.module.params.get("switches") or []
+                  if item.get("template") is not None and _switch_name(item) not in through_topology]
         self.refs = [make_ref(selected.kind, selected.namespace, _switch_name(item)) for item in wanted]
         self.requests = [machine_template.object_request(
             dict(item["template"], kind=selected.kind, name=_switch_name(item)), selected.namespace) for item in wanted]
@@ -119,11 +124,68 @@ class Clones(object):
         self.run.extras["clones"] = machine_template.object_results(self.run.module, self.refs, self.todo, self.failed)
 
 
+# Any valid time: the probe is a dry run and stores nothing.
+_PROBE_AFTER = "2000-01-01T00:00:00Z"
+
+
+def topology_rollout(run, selected, clusters):
+    """Whether the Cluster topology of this management cluster has ``rollout.after`` (CAPI v1.13+, PR #13391),
+    asked only when a selected object is topology-managed: a server-side dry run of setting
+    ``spec.topology.controlPlane.rollout.after`` on its Cluster, whose answer keeps the field only where the CRD has
+    it (older API servers prune it). Needs the ``patch clusters`` a topology restart needs anyway."""
+    for obj in selected.objects:
+        cluster = clusters.get(views.cluster_name_of(obj))
+        if topologies.manages(obj, cluster):
+            path = targets.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
+                                   cluster["metadata"]["name"])
+            probe = {"spec": {"topology": {"controlPlane": {"rollout": {"after": _PROBE_AFTER}}}}}
+            try:
+                answer = run.api.request("PATCH", path, body=probe, content_type=MERGE_PATCH, verb="patch", dry_run=True)
+            except ApiError as err:
+                version = cluster["apiVersion"].rpartition("/")[2]
+                raise api_error(err, ref=topologies.cluster_ref(cluster), verb="patch", host=run.api.host,
+                                namespace=cluster["metadata"]["namespace"],
+                                resource=apiversion.resource(apiversion.CLUSTER, version))
+            return bool((((answer.get("spec") or {}).get("topology") or {}).get("controlPlane") or {}).get("rollout"))
+    return False
+
+
+def _topology_switches(run, selected, clusters):
+    """{object name: (template overrides, its ClusterClass)} of the ``switches[].template`` entries of objects a
+    Cluster topology manages (path (a), core.restart.plan_topology_switch); one GET per ClusterClass."""
+    by_name = {obj["metadata"]["name"]: obj for obj in selected.objects}
+    classes = {}
+    out = {}
+    for item in run.module.params.get("switches") or []:
+        obj = by_name.get(_switch_name(item))
+        cluster = clusters.get(views.cluster_name_of(obj)) if obj else None
+        if item.get("template") is None or not topologies.manages(obj, cluster):
+            continue
+        group, _sep, version = cluster["apiVersion"].rpartition("/")
+        topology = cluster["spec"]["topology"]
+        name = (topology.get("classRef") or {}).get("name") or topology.get("class")
+        namespace = (topology.get("classRef") or {}).get("namespace") or topology.get("classNamespace") or \
+            cluster["metadata"]["namespace"]
+        if (namespace, name) not in classes:
+            path = targets.resource_path(group, version, "clusterclasses", namespace, name)
+            try:
+                classes[(namespace, name)] = run.api.get(path)
+            except ApiError as err:
+                raise api_error(err, ref=make_ref("ClusterClass", namespace, name), verb="get",
+                                resource={"group": group, "plural": "clusterclasses"}, namespace=namespace,
+                                host=run.api.host)
+        out[_switch_name(item)] = (item["template"].get("overrides") or {}, classes[(namespace, name)])
+    return out
+
+
 def planner(run, selected, clusters, now, actor):
     params = run.module.params
-    clones = run.verb_state = Clones(run, selected)
+    topology_switches = _topology_switches(run, selected, clusters)
+    clones = run.verb_state = Clones(run, selected, topology_switches)
     per_object = _infrastructure_refs(params, clones.check())
     recording = records.Recording.from_params(params, actor)
+    through_topology = per_object is None and not params.get("infrastructure_ref") and \
+        topology_rollout(run, selected, clusters)
     machine_sets = machines = None
     if restarts.is_past(params.get("after"), now):
         # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
@@ -134,6 +196,10 @@ def planner(run, selected, clusters, now, actor):
                                              label_selector=keys.CONTROL_PLANE_NAME_LABEL)
 
     def plan(obj):
+        if obj["metadata"]["name"] in topology_switches:
+            overrides, cclass = topology_switches[obj["metadata"]["name"]]
+            return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
+                api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=machine_sets))
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:
@@ -141,7 +207,8 @@ def planner(run, selected, clusters, now, actor):
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
                                   machine_sets=machine_sets, machines=machines)
         return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
-                                     force=params.get("force"), recording=recording, observed=observed)
+                                     force=params.get("force"), recording=recording, observed=observed,
+                                     topology_rollout=through_topology)
     return plan
 
 

@@ -398,9 +398,14 @@ def apply_json_patch(obj, ops):
         keys = [part.replace("~1", "/").replace("~0", "~") for part in op["path"].split("/")[1:]]
         parent = out
         for key in keys[:-1]:
-            if op["op"] == "test" and not isinstance(parent.get(key), dict):
+            # list members by index (a Cluster topology's workers.machineDeployments)
+            child = parent[int(key)] if isinstance(parent, list) and int(key) < len(parent) else \
+                None if isinstance(parent, list) else parent.get(key)
+            if op["op"] == "test" and not isinstance(child, (dict, list)):
                 raise TestFailed(f"test operation does not apply: is missing path: {op['path']}")
-            parent = parent[key]
+            if child is None:
+                raise KeyError(key)  # the server's 422 for an add / replace / remove under a missing member
+            parent = child
         if op["op"] == "test":
             if parent.get(keys[-1]) != op["value"]:
                 raise TestFailed(f"testing value {op['path']} failed")

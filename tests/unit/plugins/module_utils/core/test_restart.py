@@ -426,3 +426,68 @@ def test_past_after_older_than_every_control_plane_machine_rolls_nothing(version
     mixed = [machine("2026-03-01T11:10:00Z"), machine(objs.CREATED)]
     assert restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER,
                                 observed=Observed(machines=mixed))["action"] == "restarted"
+
+
+def _topology_md():
+    md = objs.label(objs.machine_deployment(), "topology.cluster.x-k8s.io/owned", "")
+    return objs.label(md, "topology.cluster.x-k8s.io/deployment-name", "md-0")
+
+
+TOPOLOGY = {"workers": {"machineDeployments": [{"class": "default-worker", "name": "md-0"}]}}
+
+
+def test_topology_restart_from_v1_13_writes_the_cluster_and_records_it_on_the_md():
+    md = _topology_md()
+    plan = restart.plan_restart(md, objs.NOW, observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)),
+                                topology_rollout=True)
+    assert plan["changed"] is True and plan["action"] == "restarted"
+    owner = plan["owner"]
+    written = objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["rollout"]["after"] == plan["rollout_after"]
+    # the MD's own patch only records: its rollout.after and template are neither written nor tested (the topology
+    # copies the one and may rotate the other right after the Cluster write)
+    assert all(op["path"].startswith("/metadata/") or op["path"] == "/spec/paused" for op in plan["patch"])
+    record = json.loads(objs.apply_json_patch(md, plan["patch"])["metadata"]["annotations"][
+        "rollout.capi-rollout.dev/history"])
+    assert record[-1]["topology"].endswith("machineDeployments[md-0].rollout.after=" + plan["rollout_after"])
+    assert "cluster/default/c1 spec.topology.workers.machineDeployments[md-0].rollout.after" in plan["message"]
+    # without recording the Cluster write alone is the change
+    bare_plan = restart.plan_restart(md, objs.NOW, recording=Recording(enabled=False), topology_rollout=True,
+                                     observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)))
+    assert bare_plan["changed"] is True and bare_plan["patch"] is None and bare_plan["owner"]["patch"]
+
+
+def test_topology_restart_before_v1_13_writes_the_md_and_says_why():
+    plan = restart.plan_restart(_topology_md(), objs.NOW, recording=Recording(enabled=False),
+                                observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)))
+    assert "owner" not in plan and objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) == plan["rollout_after"]
+    assert "before v1.13" in plan["message"] and "does not own" in plan["message"]
+
+
+def test_topology_restart_already_in_the_cluster_is_unchanged():
+    topology = {"workers": {"machineDeployments": [{"class": "default-worker", "name": "md-0",
+                                                    "rollout": {"after": "2099-01-01T00:00:00Z"}}]}}
+    plan = restart.plan_restart(_topology_md(), objs.NOW, after="2099-01-01T00:00:00Z", topology_rollout=True,
+                                observed=Observed(cluster=objs.cluster(topology=topology)))
+    assert plan["changed"] is False and "is already 2099-01-01T00:00:00Z" in plan["message"]
+
+
+def test_topology_switch_writes_the_override_and_records_it():
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS
+    md = _topology_md()
+    cluster = objs.cluster(topology=TOPOLOGY)
+    plan = restart.plan_topology_switch(md, objs.NOW, {"customImage": "img:2"}, CLASS, observed=Observed(cluster=cluster),
+                                        recording=Recording(rollout_id="hw-1"))
+    assert plan["changed"] is True and plan["owner"]["patch"]
+    written = objs.apply_json_patch(cluster, plan["owner"]["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
+        {"name": "workerImage", "value": "img:2"}]
+    assert "variable workerImage" in plan["message"]
+    assert all(op["path"].startswith("/metadata/") or op["path"] == "/spec/paused" for op in plan["patch"])
+    recorded = objs.apply_json_patch(md, plan["patch"])
+    record = json.loads(recorded["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert "workerImage=img:2" in record[-1]["topology"]
+    # once the topology holds it, nothing more
+    again = restart.plan_topology_switch(recorded, objs.NOW, {"customImage": "img:2"}, CLASS,
+                                         observed=Observed(cluster=written), recording=Recording(rollout_id="hw-1"))
+    assert again["changed"] is False and "already holds workerImage=img:2" in again["message"]

@@ -1,0 +1,199 @@
+"""capi_rollout_restart of MachineDeployments / KubeadmControlPlanes that a Cluster topology (ClusterClass) manages
+(issue 26 §2): on CAPI v1.13+ the trigger is written in the Cluster topology (rollout.after), before v1.13 on the
+object itself (v1.14: the release after the one that brought rollout.after); new hardware by a per-MD variable override.
+A tiny fleet of its own per release (the topology controller runs only where a class is declared): one management
+cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
+
+import pytest
+
+from conftest import CapiEnv, per_fleet
+
+pytestmark = pytest.mark.needs_controller
+
+TOPOLOGY_VERSIONS = ("v1.10", "v1.13", "v1.14")
+IMAGE = "kindest/node:v1.30.4"
+DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
+
+
+def topology_fleet(capi_version):
+    return {
+        # a resync every 10 s, as the modules fleet: a put-back of a hand edit shows within seconds
+        "defaults": {"provision_seconds": 1, "sync_period_seconds": 10},
+        "management_clusters": [{
+            "name": f"itt-{capi_version.replace('.', '-')}",
+            "capi_version": capi_version,
+            "cluster_classes": [{
+                "name": "quick-start", "control_plane_image": IMAGE,
+                "workers": [{"class": "default-worker", "image": IMAGE}],
+                "variables": [{"name": "workerImage", "default": IMAGE,
+                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}}]}],
+            "workload_clusters": [{
+                "name": "tr", "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
+                "control_plane": {"replicas": 1},
+                "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]}],
+        }],
+    }
+
+
+@pytest.fixture(scope="module", params=per_fleet(TOPOLOGY_VERSIONS, "topology"))
+def topo(request, fleet_factory):
+    fleet = fleet_factory(topology_fleet(request.param))
+    yield CapiEnv(fleet, request.param)
+    fleet.fleet.down()
+
+
+def _md(topo):
+    items = topo.admin.list(topo.path("MachineDeployment"), label_selector=f"{DEPLOYMENT_NAME}=md-0")["items"]
+    assert len(items) == 1, items
+    return items[0]
+
+
+def _kcp(topo):
+    return topo.get("KubeadmControlPlane", topo.get("Cluster", "tr")["spec"]["controlPlaneRef"]["name"])
+
+
+def _topology_after(topo, entry):
+    topology = topo.get("Cluster", "tr")["spec"]["topology"]
+    node = topology.get("controlPlane") if entry is None else topology["workers"]["machineDeployments"][entry]
+    return ((node or {}).get("rollout") or {}).get("after")
+
+
+def _own_after(topo, obj):
+    spec = obj["spec"]
+    return spec.get("rolloutAfter") if topo.version == "v1beta1" else (spec.get("rollout") or {}).get("after")
+
+
+def _through_topology(topo):
+    return topo.capi_version >= "v1.13"
+
+
+def test_check_mode_sends_the_cluster_write_as_a_dry_run_and_diffs_the_topology(topo):
+    md = _md(topo)
+    mark = topo.mark()
+    res = topo.run("capi_rollout_restart", name=md["metadata"]["name"], check=True, diff=True)
+    assert not res.failed, res.get("msg")
+    assert res["changed"] is True
+    assert not topo.writes(mark)
+    dry = [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    # the probe (does the topology have rollout.after?) then the write itself
+    assert dry.count(("patch", "clusters")) == (2 if _through_topology(topo) else 1), dry
+    assert _topology_after(topo, 0) is None and _own_after(topo, _md(topo)) is None
+    texts = " ".join(str(d.get("after")) for d in res["diff"])
+    if _through_topology(topo):
+        assert res["objects"][0]["owner"]["ref"] == "cluster/default/tr"
+        assert "machineDeployments[md-0]" in texts
+    else:
+        assert "owner" not in res["objects"][0] and "machineDeployments[md-0]" not in texts
+
+
+def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(topo):
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines_before
+    mark = topo.mark()
+    res = topo.run("capi_rollout_restart", name=name, rollout_id="topo-1", wait=True, wait_timeout=300,
+                   stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True, entry["message"]
+    writes = [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)]
+    after = entry["rollout_after"]
+    if _through_topology(topo):
+        assert _topology_after(topo, 0) == after
+        # the topology controller copied it into the MD (it owns the field there)
+        assert _own_after(topo, _md(topo)) == after
+        assert ("patch", "clusters") in writes, writes
+        assert "cluster/default/tr spec.topology.workers.machineDeployments[md-0].rollout.after" in entry["message"]
+    else:
+        assert _topology_after(topo, 0) is None
+        assert _own_after(topo, _md(topo)) == after
+        assert ("patch", "clusters") not in writes, writes  # positive control of the v1.13 branch above
+        assert "before v1.13" in entry["message"]
+    # new Machines, and the history of the MD names the topology change
+
+    def replaced():
+        machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+        return machines and not machines & machines_before
+    topo.wait_for("every Machine replaced", replaced)
+    info = topo.run("capi_rollout_info", name=name, history=True)
+    assert not info.failed, info.get("msg")
+    record = topo.get("MachineDeployment", name)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"]
+    assert ("spec.topology.workers.machineDeployments[md-0].rollout.after" in record) == _through_topology(topo)
+    # a repeated rollout_id changes nothing
+    again = topo.run("capi_rollout_restart", name=name, rollout_id="topo-1")
+    assert not again.failed and again["changed"] is False
+
+
+def test_control_plane_restart_later_through_the_topology(topo):
+    kcp = _kcp(topo)
+    when = topo.utc_in(3600)
+    res = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", name=kcp["metadata"]["name"], after=when)
+    assert not res.failed, res.get("msg")
+    assert res["objects"][0]["action"] == "scheduled", res["objects"][0]["message"]
+    if _through_topology(topo):
+        assert _topology_after(topo, None) == when
+        topo.wait_for("rollout.after copied into the KCP", lambda: _own_after(topo, _kcp(topo)) == when)
+    else:
+        assert _topology_after(topo, None) is None and _own_after(topo, _kcp(topo)) == when
+    # the same time again plans nothing
+    again = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", name=kcp["metadata"]["name"], after=when)
+    assert not again.failed and again["changed"] is False, again
+
+
+def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
+    """Why the collection writes the Cluster: a template switch made on the MD itself does not last."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"])
+    image = template["spec"]["template"]["spec"].get("customImage")
+    # a template of someone's own: without the topology's labels, which would make it the topology's to delete
+    copy_name = f"{name}-hand"
+    topo.admin.create(topo.path("DockerMachineTemplate"), {
+        "apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
+        "metadata": {"name": copy_name, "namespace": "default"},
+        "spec": {"template": {"spec": dict(template["spec"]["template"]["spec"], customImage="kindest/node:v1.31.0-hand")}}})
+    topo.admin.patch_merge(topo.path("MachineDeployment", name=name),
+                           {"spec": {"template": {"spec": {"infrastructureRef": {"name": copy_name}}}}})
+
+    def put_back():
+        ref = topo.get("MachineDeployment", name)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+        return ref != copy_name and \
+            topo.get("DockerMachineTemplate", ref)["spec"]["template"]["spec"].get("customImage") == image
+    topo.wait_for("the topology controller puts the class's template back", put_back)
+
+
+def test_new_hardware_by_a_variable_override_of_the_md(topo):
+    """Path (a): the class patches variable workerImage onto customImage of default-worker, so a template override of
+    customImage becomes a per-MD override in the Cluster topology; the topology generates the template and rolls."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-gen2"
+    switch = [{"name": name, "template": {"overrides": {"customImage": image}}}]
+    mark = topo.mark()
+    unmapped = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"extra": "x"}}}])
+    assert unmapped.failed and unmapped["reason"] == "topology_no_variable", unmapped.get("msg")
+    assert "/spec/template/spec/extra" in unmapped["msg"] and unmapped["msg"].startswith(f"machinedeployment/default/{name}")
+    checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert "variable workerImage" in entry["message"] and "customImage" in entry["message"], entry["message"]
+    assert entry["owner"]["ref"] == "cluster/default/tr"
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)]
+    overrides = topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"]
+    assert {"name": "workerImage", "value": image} in overrides
+
+    def switched():
+        current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+        machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+        return topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"].get("customImage") == image \
+            and machines and not machines & machines_before
+    topo.wait_for("the generated template carries the image, every Machine new", switched, timeout=120)
+    again = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
+    assert not again.failed and again["changed"] is False, again.get("msg")

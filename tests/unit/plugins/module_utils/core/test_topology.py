@@ -1,0 +1,151 @@
+# Copyright: (c) 2026, capi.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import copy
+
+import pytest
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
+
+MD_REF = "machinedeployment/default/shop-md-1-abcde"
+KCP_REF = "kubeadmcontrolplane/default/shop-xyzab"
+
+
+def _cluster(control_plane=True):
+    topo = {"classRef": {"name": "quick-start"}, "version": "v1.30.4",
+            "workers": {"machineDeployments": [
+                {"name": "md-0", "class": "default-worker", "replicas": 2},
+                {"name": "md-1", "class": "default-worker", "replicas": 1,
+                 "variables": {"overrides": [{"name": "other", "value": 1},
+                                             {"name": "workerImage", "value": "kindest/node:v1.30.4-custom"}]}}]}}
+    if control_plane:
+        topo["controlPlane"] = {"replicas": 1}
+    return {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+            "metadata": {"name": "shop", "namespace": "default"}, "spec": {"topology": topo}}
+
+
+def _md(topology_name="md-1"):
+    return {"kind": "MachineDeployment", "metadata": {"name": "shop-md-1-abcde", "namespace": "default", "labels": {
+        "topology.cluster.x-k8s.io/owned": "", "topology.cluster.x-k8s.io/deployment-name": topology_name}}}
+
+
+def _kcp():
+    return {"kind": "KubeadmControlPlane", "metadata": {"name": "shop-xyzab", "namespace": "default",
+                                                        "labels": {"topology.cluster.x-k8s.io/owned": ""}}}
+
+
+CLASS = {"spec": {"patches": [{"name": "worker-image", "definitions": [{
+    "selector": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate",
+                 "matchResources": {"machineDeploymentClass": {"names": ["default-worker"]}}},
+    "jsonPatches": [{"op": "add", "path": "/spec/template/spec/customImage", "valueFrom": {"variable": "workerImage"}}]}]}]}}
+
+
+def test_manages_needs_the_label_and_a_cluster_topology():
+    assert topology.manages(_md(), _cluster())
+    assert not topology.manages(_md(), {"spec": {}})
+    plain = _md()
+    plain["metadata"]["labels"] = {}
+    assert not topology.manages(plain, _cluster())
+
+
+def test_rollout_after_of_an_md_is_written_in_its_own_entry_found_by_label():
+    cluster = _cluster()
+    owner = topology.plan_rollout_after(cluster, _md(), "MachineDeployment", MD_REF, "2026-12-04T08:00:00Z")
+    assert owner["ref"] == "cluster/default/shop"
+    # the index is tested to still be this MD's entry: a reordered list fails the write
+    assert owner["patch"][0] == {"op": "test", "path": "/spec/topology/workers/machineDeployments/1/name", "value": "md-1"}
+    written = objs.apply_json_patch(cluster, owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][1]["rollout"] == {"after": "2026-12-04T08:00:00Z"}
+    assert "rollout" not in written["spec"]["topology"]["workers"]["machineDeployments"][0]
+    assert owner["changes"] == [{"path": "spec.topology.workers.machineDeployments[md-1].rollout.after",
+                                 "before": None, "after": "2026-12-04T08:00:00Z"}]
+    reordered = copy.deepcopy(cluster)
+    reordered["spec"]["topology"]["workers"]["machineDeployments"].reverse()
+    with pytest.raises(objs.TestFailed):
+        objs.apply_json_patch(reordered, owner["patch"])
+
+
+def test_rollout_after_already_set_plans_nothing_and_a_changed_value_fails_the_test():
+    cluster = _cluster()
+    cluster["spec"]["topology"]["controlPlane"]["rollout"] = {"after": "2026-12-04T08:00:00Z"}
+    assert topology.plan_rollout_after(cluster, _kcp(), "KubeadmControlPlane", KCP_REF, "2026-12-04T08:00:00Z") is None
+    owner = topology.plan_rollout_after(cluster, _kcp(), "KubeadmControlPlane", KCP_REF, "2026-12-04T09:00:00Z")
+    assert objs.apply_json_patch(cluster, owner["patch"])["spec"]["topology"]["controlPlane"]["rollout"]["after"] == \
+        "2026-12-04T09:00:00Z"
+    moved = copy.deepcopy(cluster)
+    moved["spec"]["topology"]["controlPlane"]["rollout"]["after"] = "2026-12-04T08:30:00Z"
+    with pytest.raises(objs.TestFailed):
+        objs.apply_json_patch(moved, owner["patch"])
+
+
+def test_control_plane_rollout_after_without_a_control_plane_entry_adds_it():
+    cluster = _cluster(control_plane=False)
+    owner = topology.plan_rollout_after(cluster, _kcp(), "KubeadmControlPlane", KCP_REF, "2026-12-04T08:00:00Z")
+    written = objs.apply_json_patch(cluster, owner["patch"])
+    assert written["spec"]["topology"]["controlPlane"] == {"rollout": {"after": "2026-12-04T08:00:00Z"}}
+
+
+def test_an_md_without_a_topology_entry_is_refused_by_name():
+    with pytest.raises(RolloutError) as err:
+        topology.plan_rollout_after(_cluster(), _md("md-9"), "MachineDeployment", MD_REF, "2026-12-04T08:00:00Z")
+    assert err.value.reason == "topology_entry_missing"
+    assert "'md-9'" in err.value.msg and "cluster/default/shop" in err.value.msg and "md-0" in err.value.msg
+
+
+def test_mapping_variable_follows_the_class_patch_selector():
+    pointer = "/spec/template/spec/customImage"
+    assert topology.mapping_variable(CLASS, "default-worker", "DockerMachineTemplate", pointer) == "workerImage"
+    assert topology.mapping_variable(CLASS, "large-worker", "DockerMachineTemplate", pointer) is None
+    assert topology.mapping_variable(CLASS, "default-worker", "DockerMachineTemplate", "/spec/template/spec/other") is None
+    assert topology.mapping_variable(CLASS, "default-worker", "KubeadmConfigTemplate", pointer) is None
+
+
+def test_override_replaces_only_its_variable_and_removing_it_restores_the_rest():
+    cluster = _cluster()
+    owner = topology.plan_override(cluster, _md(), MD_REF, "workerImage", "kindest/node:v1.31.0")
+    written = objs.apply_json_patch(cluster, owner["patch"])
+    overrides = written["spec"]["topology"]["workers"]["machineDeployments"][1]["variables"]["overrides"]
+    assert overrides == [{"name": "other", "value": 1}, {"name": "workerImage", "value": "kindest/node:v1.31.0"}]
+    assert topology.override_of(written, _md(), MD_REF, "workerImage") == "kindest/node:v1.31.0"
+    assert topology.plan_override(written, _md(), MD_REF, "workerImage", "kindest/node:v1.31.0") is None
+    removed = objs.apply_json_patch(written, topology.plan_override(written, _md(), MD_REF, "workerImage", None)["patch"])
+    assert removed["spec"]["topology"]["workers"]["machineDeployments"][1]["variables"]["overrides"] == \
+        [{"name": "other", "value": 1}]
+    # an override someone else changed meanwhile fails the write
+    with pytest.raises(objs.TestFailed):
+        objs.apply_json_patch(removed, owner["patch"])
+
+
+def test_first_override_of_an_md_adds_the_variables_member():
+    cluster = _cluster()
+    md0 = _md("md-0")
+    owner = topology.plan_override(cluster, md0, MD_REF, "workerImage", "kindest/node:v1.31.0")
+    written = objs.apply_json_patch(cluster, owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"] == {
+        "overrides": [{"name": "workerImage", "value": "kindest/node:v1.31.0"}]}
+    assert topology.worker_class_of(cluster, md0, MD_REF) == "default-worker"
+
+
+def test_variables_for_maps_every_leaf_or_names_the_unmapped_ones():
+    values, why = topology.variables_for(CLASS, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                         {"customImage": "kindest/node:v1.31.0"})
+    assert values == {"workerImage": "kindest/node:v1.31.0"}
+    assert "variable workerImage" in why and "default-worker" in why
+    with pytest.raises(RolloutError) as err:
+        topology.variables_for(CLASS, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                               {"customImage": "x", "extra": {"a/b": 1}})
+    assert err.value.reason == "topology_no_variable"
+    assert "/spec/template/spec/extra/a~1b" in err.value.msg and "customImage" not in err.value.msg
+
+
+def test_plan_overrides_sets_several_and_names_them():
+    owner = topology.plan_overrides(_cluster(), _md("md-0"), MD_REF, {"b": 2, "a": 1})
+    written = objs.apply_json_patch(_cluster(), owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
+        {"name": "a", "value": 1}, {"name": "b", "value": 2}]
+    assert owner["message"].endswith("machineDeployments[md-0].variables.overrides: a=1, b=2")

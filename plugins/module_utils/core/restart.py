@@ -292,7 +292,11 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
     return entry["revision"]
 
 
-def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None):
+IN_PLACE_CHOICES = ("replace", "allow")
+
+
+def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None,
+                 in_place="replace"):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -310,10 +314,18 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     its ``cluster`` (pause check, topology warning); ``machine_sets`` of the namespace so the recorded
     revision also counts their revisions (without them the MD revision annotation and the record are used);
     ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, an explicit past
-    ``after`` that would replace nothing is planned as unchanged with a warning.
+    ``after`` that would replace nothing is planned as unchanged with a warning; ``in_place_possible``: CAPI may
+    update Machines in place (v1.12+ with an update extension): a bool, or a callable returning one, called only
+    when a switch is planned.
+    ``in_place``: with ``in_place_possible``, "replace" writes the rollout trigger (now, unless ``after`` says
+    otherwise) in the same patch as a switch, so every Machine is replaced (a MachineSet created before an expired
+    trigger is not eligible for in-place updates: FindNewAndOldMachineSets, cluster-api v1.12.3
+    internal/controllers/machinedeployment/mdutil/util.go; for KubeadmControlPlanes UpToDate in
+    controlplane/kubeadm/internal/filters.go); "allow" lets CAPI update them in place.
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
-    ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
+    ``rollout_after`` (value after the patch), ``in_place`` (for a switch where in-place updates are possible:
+    "replace" or "allow", else None), ``revision_before`` (MD revision annotation),
     ``history_revision`` (revision recorded, None when nothing is recorded) and
     ``required_templates`` (the template a switch needs, for an existence check).
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
@@ -324,7 +336,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     read = _read(obj, observed.api_version)
     now = timeutil.truncate_seconds(now)
     extra = {"rollout_after": read.after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
-             "required_templates": []}
+             "required_templates": [], "in_place": None}
     recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
     entries, record_warnings = hist.read_record(obj)
 
@@ -348,8 +360,12 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
         if replaces_nothing:
             return unchanged(replaces_nothing, f"no rollout: CAPI only replaces Machines created before {read.after_path}; "
                                                "use after=now to roll every Machine")
-    # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
-    triggers = new_infra_ref is None or after is not None
+    # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for, or to force
+    # replacement where CAPI could update the Machines in place instead.
+    possible = observed.in_place_possible
+    if new_infra_ref is not None and (possible() if callable(possible) else possible):
+        extra["in_place"] = in_place
+    triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
     if triggers:
         _trigger(read, changes, target_after)
     if not changes.changed:

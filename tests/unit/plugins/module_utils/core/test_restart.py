@@ -272,6 +272,22 @@ def test_md_v1beta2_template_switch_only_changes_the_ref_name():
         "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2"}
 
 
+@pytest.mark.parametrize("kind", ["md", "kcp"])
+def test_a_switch_where_machines_may_be_updated_in_place_also_writes_the_trigger_unless_allowed(kind):
+    obj = objs.machine_deployment("v1beta2") if kind == "md" else objs.kubeadm_control_plane("v1beta2")
+    observed = Observed(in_place_possible=True)
+    plan = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=observed, **RECORD)
+    assert [c["path"] for c in plan["changes"]][-1] == "spec.rollout.after"
+    assert (plan["rollout_after"], plan["in_place"]) == (timeutil.format_time(restart.trigger_for_now(objs.NOW)), "replace")
+    allowed = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=observed, in_place="allow",
+                                   **RECORD)
+    assert "spec.rollout.after" not in [c["path"] for c in allowed["changes"]]
+    assert (allowed["rollout_after"], allowed["in_place"]) == (None, "allow")
+    # control: without in-place updates the switch alone triggers (the patch clusterctl users know)
+    plain = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=Observed(), **RECORD)
+    assert "spec.rollout.after" not in [c["path"] for c in plain["changes"]] and plain["in_place"] is None
+
+
 def test_md_v1beta1_template_switch_preserves_api_version_and_drops_stale_uid():
     md = objs.machine_deployment("v1beta1")
     md["spec"]["template"]["spec"]["infrastructureRef"]["uid"] = "uid-of-old-template"

@@ -5,6 +5,7 @@
 import pytest
 
 from conftest import CapiEnv
+from hardware_refresh_support import FAST, run_playbook
 
 STRATEGY = {"type": "RollingUpdate", "max_surge": 0, "max_unavailable": 1}
 FLEET = {
@@ -28,6 +29,25 @@ def inplace(fleet_factory):
 
 def _machines(env, md):
     return {name: m["metadata"]["uid"] for name, m in env.machines(f"cluster.x-k8s.io/deployment-name={md}").items()}
+
+
+def test_a_hardware_refresh_ends_with_every_machine_new(inplace, tmp_path):
+    """Runs first: refreshes every object of the management cluster (the playbook's default in_place: replace)."""
+    mds = ("wi-replace", "wi-allow")
+    before = {md: _machines(inplace, md) for md in mds}
+    run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-inplace", template_overrides={"customImage": "kindest/node:ip"}),
+                       tmp_path / "report")
+    assert run.rc == 0, run.explain()
+    after = {md: _machines(inplace, md) for md in mds}
+    for md in mds:
+        assert len(after[md]) == 2 and not set(after[md]) & set(before[md]), md
+    # the playbook variable in_place reaches the switches: allowed, CAPI keeps the Machines
+    run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-inplace-allow", in_place="allow",
+                            template_overrides={"customImage": "kindest/node:ip2"}), tmp_path / "report-allow")
+    assert run.rc == 0, run.explain()
+    assert {md: _machines(inplace, md) for md in mds} == after
 
 
 def test_a_switch_replaces_every_machine_by_default(inplace):

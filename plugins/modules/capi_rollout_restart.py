@@ -158,12 +158,12 @@ options:
   in_place:
     description:
       - What a template switch (O(infrastructure_ref), O(switches)) may do on a management cluster where CAPI can
-        update Machines in place (CAPI v1.12+ with the C(InPlaceUpdates) feature gate and an update extension: an
-        ExtensionConfig listing an C(UpdateMachine) handler, found with one LIST of extensionconfigs on v1beta2
+        update Machines in place (CAPI v1.12+ with the C(InPlaceUpdates) feature gate and an update extension, that
+        is an ExtensionConfig listing an C(UpdateMachine) handler, found with one LIST of extensionconfigs on v1beta2
         clusters; elsewhere nothing changes).
       - V(replace) writes the rollout trigger (C(spec.rollout.after), now unless O(after) says otherwise) in the same
-        patch as the switch, so every Machine is replaced (new hardware): CAPI never updates in place a MachineSet
-        created before an expired trigger.
+        patch as the switch, so every Machine is replaced (new hardware), because CAPI never updates in place a
+        MachineSet created before an expired trigger.
       - V(allow) lets CAPI move Machines to the new template and update them in place; RV(objects[].in_place) says
         so, and the wait counts the updates in place until they end.
     type: str

@@ -403,6 +403,14 @@ objects:
           applied (V(replace) wrote the trigger with the switch, V(allow) did not); null elsewhere.
       type: str
       sample: replace
+    machines:
+      description:
+        - For such a switch, after O(wait), how many of the object's Machines were replaced (created after the task
+          planned the switch) and how many were updated in place (kept), read from the Machines with one list of the
+          namespace.
+      returned: when O(wait=true) and RV(objects[].in_place) is set and the object changed
+      type: dict
+      sample: {replaced: 0, updated_in_place: 3}
     warnings:
       description: Warnings about this object (also shown as task warnings).
       type: list

@@ -63,6 +63,7 @@ def test_a_switch_replaces_every_machine_by_default(inplace):
         "/spec/template/spec/infrastructureRef/name", "/spec/rollout/after"}
     after = _machines(inplace, "wi-replace")
     assert len(after) == 2 and not set(after) & set(before)  # every Machine new
+    assert entry["machines"] == {"replaced": 2, "updated_in_place": 0}
 
 
 def test_in_place_allow_keeps_the_machines_and_says_so(inplace):
@@ -75,6 +76,7 @@ def test_in_place_allow_keeps_the_machines_and_says_so(inplace):
     assert entry["in_place"] == "allow" and entry["status"]["rollout"]["complete"]
     assert not [op for op in entry["patch"] if op["path"] == "/spec/rollout/after" and op["op"] != "test"]
     assert _machines(inplace, "wi-allow") == before  # the same Machines, updated in place
+    assert entry["machines"] == {"replaced": 0, "updated_in_place": 2}
     for machine in inplace.machines("cluster.x-k8s.io/deployment-name=wi-allow").values():
         assert machine["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == template
         assert "in-place-updates.internal.cluster.x-k8s.io/update-in-progress" not in machine["metadata"]["annotations"]

@@ -385,3 +385,21 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     return plans.new_plan(obj, read.kind, read.version, action, changes=changes,
                           message=_message(new_infra_ref, action, target_after, read.after_path), warnings=warnings,
                           relied_on=patches.relied_on(read.kind, read.version, "restart"), **extra)
+
+
+def machine_changes(machines, kind, name, switched_at):
+    """{replaced, updated_in_place} for the Machines of MachineDeployment / KubeadmControlPlane ``name`` once its
+    switch has rolled out, read from the Machines themselves (not MachineSets: with in-place updates a Machine keeps
+    its name and creation time in the new MachineSet, cluster-api v1.12.3 machinedeployment_rollout_rollingupdate.go):
+    created at or after ``switched_at`` (the task's server time before its patch) is a replacement; an older one that
+    still belongs to the object was updated in place. Deleting Machines are not counted."""
+    label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
+    since = timeutil.truncate_seconds(switched_at)
+    counts = {"replaced": 0, "updated_in_place": 0}
+    for machine in machines:
+        meta = machine.get("metadata") or {}
+        if (meta.get("labels") or {}).get(label) != name or meta.get("deletionTimestamp"):
+            continue
+        created = timeutil.parse_optional(meta.get("creationTimestamp"))
+        counts["replaced" if created is not None and created >= since else "updated_in_place"] += 1
+    return counts

@@ -50,7 +50,7 @@ class Fleet:
         self.spec = spec
         self.state = Path(state_dir).resolve()
         self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"],
-                                                            bool(m.get("cluster_classes")), _in_place(m))
+                                                      bool(m.get("cluster_classes")), _in_place(m))
                          for m in self.spec["management_clusters"]}
 
     @classmethod

@@ -23,8 +23,9 @@ class _Api(object):
 
 
 def _config(*hooks):
-    return {"status": {"handlers": [{"name": f"{h.lower()}.ext", "requestHook": {"apiVersion": "hooks.runtime.cluster.x-k8s.io/v1alpha1",
-                                                                                  "hook": h}} for h in hooks]}}
+    hook_api = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+    return {"status": {"handlers": [{"name": f"{h.lower()}.ext", "requestHook": {"apiVersion": hook_api, "hook": h}}
+                                    for h in hooks]}}
 
 
 def test_an_update_machine_handler_makes_in_place_updates_possible():

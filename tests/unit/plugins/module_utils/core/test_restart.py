@@ -442,3 +442,18 @@ def test_past_after_older_than_every_control_plane_machine_rolls_nothing(version
     mixed = [machine("2026-03-01T11:10:00Z"), machine(objs.CREATED)]
     assert restart.plan_restart(kcp, objs.NOW, after=objs.HOUR_EARLIER,
                                 observed=Observed(machines=mixed))["action"] == "restarted"
+
+
+def test_machine_changes_are_read_from_the_machines_created_after_the_switch_or_kept():
+    def machine(name, created, owner="md-0", deleting=False):
+        meta = {"name": name, "creationTimestamp": created, "labels": {"cluster.x-k8s.io/deployment-name": owner}}
+        if deleting:
+            meta["deletionTimestamp"] = objs.NOW_TEXT
+        return {"metadata": meta}
+    machines = [machine("kept", "2026-03-01T11:00:00Z"), machine("new", objs.NOW_TEXT),
+                machine("newer", "2026-03-01T12:05:00Z"), machine("other", "2026-03-01T11:00:00Z", owner="md-1"),
+                machine("going", "2026-03-01T11:00:00Z", deleting=True)]
+    # the switch was planned at NOW (sub-second part ignored: creation times have whole seconds)
+    at = objs.NOW + datetime.timedelta(milliseconds=600)
+    assert restart.machine_changes(machines, "MachineDeployment", "md-0", at) == {"replaced": 2, "updated_in_place": 1}
+    assert restart.machine_changes(machines, "KubeadmControlPlane", "md-0", at) == {"replaced": 0, "updated_in_place": 0}

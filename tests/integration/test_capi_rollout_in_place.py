@@ -7,6 +7,9 @@ import pytest
 from conftest import CapiEnv
 from hardware_refresh_support import FAST, run_playbook
 
+# one worker runs them all, in order (make integration: -n 2 --dist loadgroup): one fleet, and the refresh goes first
+pytestmark = pytest.mark.xdist_group("in-place")
+
 STRATEGY = {"type": "RollingUpdate", "max_surge": 0, "max_unavailable": 1}
 FLEET = {
     "defaults": {"provision_seconds": 1},

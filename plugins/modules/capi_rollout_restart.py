@@ -167,6 +167,20 @@ options:
               - Full C(group/version) to write into a v1beta1 reference. Only needed when the API group changes on
                 a v1beta1 object; the current version is kept otherwise. Ignored for v1beta2 objects.
             type: str
+  in_place:
+    description:
+      - What a template switch (O(infrastructure_ref), O(switches)) may do on a management cluster where CAPI can
+        update Machines in place (CAPI v1.12+ with the C(InPlaceUpdates) feature gate and an update extension, that
+        is an ExtensionConfig listing an C(UpdateMachine) handler, found with one LIST of extensionconfigs on v1beta2
+        clusters; elsewhere nothing changes).
+      - V(replace) writes the rollout trigger (C(spec.rollout.after), now unless O(after) says otherwise) in the same
+        patch as the switch, so every Machine is replaced (new hardware), because CAPI never updates in place a
+        MachineSet created before an expired trigger.
+      - V(allow) lets CAPI move Machines to the new template and update them in place; RV(objects[].in_place) says
+        so, and the wait counts the updates in place until they end.
+    type: str
+    choices: [replace, allow]
+    default: replace
   rollout_id:
     description:
       - Identifier of this rollout, for example a change ticket (1-128 letters, digits, C(.), C(_), C(:), C(/) or C(-),
@@ -395,6 +409,20 @@ objects:
       description: The rollout trigger time after the change (unchanged value when nothing changed).
       type: str
       sample: "2026-03-01T12:00:00Z"
+    in_place:
+      description:
+        - For a template switch on a management cluster where CAPI can update Machines in place, O(in_place) as
+          applied (V(replace) wrote the trigger with the switch, V(allow) did not); null elsewhere.
+      type: str
+      sample: replace
+    machines:
+      description:
+        - For such a switch, after O(wait), how many of the object's Machines were replaced (created after the task
+          planned the switch) and how many were updated in place (kept), read from the Machines with one list of the
+          namespace.
+      returned: when O(wait=true) and RV(objects[].in_place) is set and the object changed
+      type: dict
+      sample: {replaced: 0, updated_in_place: 3}
     warnings:
       description: Warnings about this object (also shown as task warnings).
       type: list
@@ -488,6 +516,7 @@ def main():
             force={"type": "bool", "default": False},
             infrastructure_ref={"type": "dict", "options": args.INFRASTRUCTURE_REF_OPTIONS},
             switches=args.SWITCHES_ARG_SPEC,
+            in_place={"type": "str", "choices": ["replace", "allow"], "default": "replace"},
             rollout_id={"type": "str"},
             reason={"type": "str"},
             history_limit={"type": "int", "default": 10},

@@ -765,3 +765,56 @@ def test_bug_13182_machine_up_to_date_per_release(release):
     # FindNewMachineSet (>=) takes the same-second MachineSet as the new one on every release (#12261)
     new, _old, _reason = mdplan.find_new_and_old(md, [same_second, before], now)
     assert m.name(new) == "same"
+
+
+# --- in-place updates (v1.12.3 machinedeployment_rollout_rollingupdate.go reconcileInPlaceUpdateIntent) -----------
+
+class TestInPlace:
+    ACCEPTS = ["infrastructureRef", "version"]
+
+    def _md_and_sets(self, **md_args):
+        md = make_md("v1.14", replicas=2, **md_args)
+        old = make_ms(md, "old", replicas=2, created=at(0))
+        old["spec"]["template"]["spec"]["infrastructureRef"]["name"] = "infra-old"
+        new = make_ms(md, "new", replicas=0, created=at(2))
+        new["status"] = {"replicas": 0, "availableReplicas": 0}
+        return md, old, new
+
+    def test_candidates_are_old_sets_with_machines_and_an_accepted_change(self):
+        md, old, new = self._md_and_sets()
+        assert mdplan.in_place_candidates(md, new, [old], at(3), self.ACCEPTS) == ["old"]
+        assert mdplan.in_place_candidates(md, new, [old], at(3), ["version"]) == []  # the extension says no
+        empty = copy.deepcopy(old)
+        empty["status"]["replicas"] = 0
+        assert mdplan.in_place_candidates(md, new, [empty], at(3), self.ACCEPTS) == []
+        new["spec"]["replicas"] = 2  # the new MS has every replica already
+        assert mdplan.in_place_candidates(md, new, [old], at(3), self.ACCEPTS) == []
+
+    def test_an_expired_trigger_makes_older_sets_ineligible_from_its_own_second(self):
+        md, old, new = self._md_and_sets()
+        md["spec"]["rollout"]["after"] = m.format_time(at(0))  # the old MS's own second: not After -> ineligible
+        assert mdplan.in_place_candidates(md, new, [old], at(3), self.ACCEPTS) == []
+        md["spec"]["rollout"]["after"] = m.format_time(at(5))  # not expired yet
+        assert mdplan.in_place_candidates(md, new, [old], at(3), self.ACCEPTS) == ["old"]
+
+    def test_surge_gives_way_to_in_place_updates(self):
+        md, old, new = self._md_and_sets()
+        intents = {"new": 1}  # the rolling update would use maxSurge 1
+        mdplan.plan_in_place(md, new, [old], intents, ["old"], [])
+        # nothing else moves yet: one surge Machine is kept to create availability
+        assert intents == {"new": 1}
+        assert m.annotations(old)[m.MOVE_MACHINES_TO] == "new" and m.annotations(new)[m.RECEIVE_MACHINES_FROM] == "old"
+        updating = {"metadata": {"name": "x", "annotations": {m.UPDATE_IN_PROGRESS: ""}}}
+        intents = {"new": 1}
+        mdplan.plan_in_place(md, new, [old], intents, ["old"], [updating])
+        assert intents == {}  # an update in progress: no surge Machine
+
+    def test_moved_machines_are_counted_into_the_new_set_once(self):
+        md, old, new = self._md_and_sets()
+        moved = {"metadata": {"name": "m1", "annotations": {m.PENDING_ACKNOWLEDGE_MOVE: ""}}}
+        mdplan.acknowledge_moves(new, [moved])
+        assert (new["spec"]["replicas"], m.annotations(new)[m.ACKNOWLEDGED_MOVE]) == (1, "m1")
+        mdplan.acknowledge_moves(new, [moved])
+        assert new["spec"]["replicas"] == 1
+        mdplan.acknowledge_moves(new, [{"metadata": {"name": "m1", "annotations": {}}}])
+        assert new["spec"]["replicas"] == 1 and m.ACKNOWLEDGED_MOVE not in m.annotations(new)

@@ -51,7 +51,17 @@ def test_release_assets_with_other_objects_are_accepted(tmp_path, monkeypatch):
     target = tmp_path / "capi-v1.10.10"
     target.mkdir()
     docs = ["apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n"]
-    docs += [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.yaml")) if p.name not in crds.TOPOLOGY_FILES]
+    docs += [p.read_text(encoding="utf-8") for p in sorted(source.glob("*.yaml"))
+             if p.name not in crds.TOPOLOGY_FILES + crds.IN_PLACE_FILES]
     (target / "core-components.yaml").write_text("\n---\n".join(docs), encoding="utf-8")
     monkeypatch.setenv("CAPI_CRDS_DIR", str(tmp_path))
     assert len(crds.load_crds("v1.10")) == len(KINDS)
+
+
+@pytest.mark.parametrize("capi_version", ["v1.12.3", "v1.14"])
+def test_extension_config_crd_only_with_in_place_updates(capi_version):
+    """ExtensionConfig (runtime.cluster.x-k8s.io) comes only with in_place=True (fleet spec features: [InPlaceUpdates])."""
+    loaded = crds.load_crds(capi_version, in_place=True)
+    assert {c["spec"]["names"]["kind"] for c in loaded} == KINDS | {"ExtensionConfig"}
+    config = next(c for c in loaded if c["spec"]["names"]["kind"] == "ExtensionConfig")
+    assert [v["name"] for v in config["spec"]["versions"] if v["served"]] == ["v1beta2"]

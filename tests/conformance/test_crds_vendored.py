@@ -77,6 +77,9 @@ def test_upstream_originals_reproduce_committed_files(tmp_path):
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e['release_dir']}/{e['file']}")
 def test_committed_crd_is_reduced(entry):
     served = crds.api_version(RELEASE_DIRS[entry["release_dir"]])
+    if entry["file"].startswith("runtime."):
+        # the runtime group (ExtensionConfig) was v1alpha1 until it moved to v1beta2 with the rest in v1.11
+        served = {"v1beta1": "v1alpha1"}.get(served, served)
     with open(crds.VENDORED / entry["release_dir"] / entry["file"], encoding="utf-8") as handle:
         docs = [d for d in yaml.safe_load_all(handle) if d]
     assert docs and all(d["kind"] == "CustomResourceDefinition" for d in docs)

@@ -81,6 +81,13 @@ CASES = [
      f"{P_MD2}.gitops.interval_seconds: must be an integer >= 1"),
     ("flux self_heal", MD2 + ("gitops",), {"reconciler": "flux", "self_heal": False},
      f"{P_MD2}.gitops.self_heal: is only allowed with reconciler argo"),
+    ("unknown feature", ("management_clusters", 1, "features"), ["MachinePool"],
+     "management_clusters[1].features[0]: unknown feature gate 'MachinePool' (simulated: InPlaceUpdates)"),
+    # InPlaceUpdates came with v1.12 (v1.12.3 feature/feature.go); v1.11.11's feature/feature.go has no such gate
+    ("in-place before v1.12", ("management_clusters", 0, "features"), ["InPlaceUpdates"],
+     "management_clusters[0].features: InPlaceUpdates does not exist in CAPI v1.10 (it came with v1.12)"),
+    ("in-place accepts failure domain", ("management_clusters", 1, "in_place_accepts"), ["failureDomain"],
+     "management_clusters[1].in_place_accepts: needs features: [InPlaceUpdates]"),
     ("workload not a list", ("management_clusters", 0, "workload_clusters"), {}, "management_clusters[0].workload_clusters: must be a list"),
 ]
 
@@ -95,6 +102,25 @@ def test_mistakes_are_reported_by_path(path, value, expected):
     with pytest.raises(FleetSpecError) as err:
         validate(spec)
     assert any(line.startswith(expected) for line in err.value.errors), err.value.errors
+
+
+def test_in_place_updates_on_v1_12_and_later():
+    spec = copy.deepcopy(BASE)
+    mgmt = spec["management_clusters"][1]
+    assert validate(spec)["management_clusters"][1]["features"] == []
+    assert validate(spec)["management_clusters"][1]["in_place_accepts"] == []
+    mgmt["features"] = ["InPlaceUpdates"]
+    filled = validate(spec)["management_clusters"][1]
+    assert filled["in_place_accepts"] == ["infrastructureRef", "version", "bootstrap"]
+    assert filled["in_place_seconds"] == 1
+    mgmt["in_place_accepts"] = ["version", "failureDomain"]
+    with pytest.raises(FleetSpecError) as err:
+        validate(spec)
+    assert err.value.errors == ["management_clusters[1].in_place_accepts[1]: 'failureDomain' is not a template field "
+                                "updatable in place (one of infrastructureRef, version, bootstrap)"]
+    for version in ("v1.12.3", "v1.12", "v1.13"):
+        mgmt["capi_version"], mgmt["in_place_accepts"] = version, ["version"]
+        assert validate(spec)["management_clusters"][1]["in_place_accepts"] == ["version"]
 
 
 def test_all_mistakes_at_once():

@@ -97,6 +97,7 @@ MODULE_CASES = [
     (RESTART, {"kind": "KubeadmControlPlane", "name": "nope"}, False, "not_found", "nope"),
     (RESTART, {"name": "wa-md-0", "after": "tomorrow"}, True, "invalid_after", "tomorrow"),
     (RESTART, {"name": "wa-md-0", "field_owners": "maybe"}, False, None, ("field_owners", "maybe")),
+    (RESTART, {"name": "wa-md-0", "in_place": "keep"}, False, None, ("in_place", "keep")),
     # capi_rollout_pause
     (PAUSE, {"name": "wc-md-0", "paused": "maybe"}, False, None, ("paused", "maybe")),
     (PAUSE, {"name": "nope", "paused": True}, False, "not_found", "machinedeployment/default/nope"),
@@ -315,6 +316,7 @@ PLAYBOOK_CASES = [
     ({"on_blocked": "ignore"}, ("on_blocked must be one of fail, skip", "'ignore'")),
     ({"on_blocked": "Skip "}, ("on_blocked must be one of fail, skip", "'Skip '")),
     ({"field_owners": "force"}, ("field_owners must be one of refuse, warn, ignore", "'force'")),
+    ({"in_place": "yes"}, ("in_place must be one of replace, allow", "'yes'")),
     ({"not_before": "tonight"}, ("not_before: 'tonight' is not an RFC 3339 time",)),
     ({"not_before": "2026-02-30T22:00:00Z"}, ("not_before: '2026-02-30T22:00:00Z' is not an RFC 3339 time",)),
     ({"not_after": "tomorrow"}, ("not_after: 'tomorrow' is not an RFC 3339 time",)),

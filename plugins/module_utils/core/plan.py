@@ -40,15 +40,16 @@ class Plan(TypedDict):
 
 
 class Observed(collections.namedtuple("Observed", ("api_version", "cluster", "machine_sets", "machines", "control_plane",
-                                                   "control_plane_version", "existing_templates"),
-                                      defaults=(None, None, None, None, None, None, None))):
+                                                   "control_plane_version", "existing_templates", "in_place_possible"),
+                                      defaults=(None, None, None, None, None, None, None, None))):
     """What the flow read around the object a planner plans for (None: not read); each planner uses its part.
 
     ``api_version``: the API version the object was read through (default: its own apiVersion); ``cluster``: its
     Cluster (pause checks, topology); ``machine_sets`` / ``machines``: the MachineSets / Machines of its namespace
     (ownership is decided by the planner); ``control_plane`` (object) or ``control_plane_version`` (a string): the
     control plane's Kubernetes version, for the version skew check of an undo; ``existing_templates``: what exists of
-    the templates a plan requires (core.template.missing_templates)."""
+    the templates a plan requires (core.template.missing_templates); ``in_place_possible``: CAPI may update
+    Machines in place on this management cluster (client.extensions)."""
 
     __slots__ = ()
 

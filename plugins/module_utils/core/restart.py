@@ -323,8 +323,11 @@ def _relied_on(read, owner):
     return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
 
 
+IN_PLACE_CHOICES = ("replace", "allow")
+
+
 def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None,
-                 topology_rollout=False):
+                 topology_rollout=False, in_place="replace"):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -342,14 +345,22 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     its ``cluster`` (pause check, topology warning); ``machine_sets`` of the namespace so the recorded
     revision also counts their revisions (without them the MD revision annotation and the record are used);
     ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, an explicit past
-    ``after`` that would replace nothing is planned as unchanged with a warning.
+    ``after`` that would replace nothing is planned as unchanged with a warning; ``in_place_possible``: CAPI may
+    update Machines in place (v1.12+ with an update extension): a bool, or a callable returning one, called only
+    when a switch is planned.
+    ``in_place``: with ``in_place_possible``, "replace" writes the rollout trigger (now, unless ``after`` says
+    otherwise) in the same patch as a switch, so every Machine is replaced (a MachineSet created before an expired
+    trigger is not eligible for in-place updates: FindNewAndOldMachineSets, cluster-api v1.12.3
+    internal/controllers/machinedeployment/mdutil/util.go; for KubeadmControlPlanes UpToDate in
+    controlplane/kubeadm/internal/filters.go); "allow" lets CAPI update them in place.
 
     ``topology_rollout``: the Cluster topology has rollout.after (CAPI v1.13+): the trigger of an object a Cluster
     topology manages is then written there (the plan's ``owner``: core.topology's write of the Cluster, sent before the
     object's own patch, which then carries only the record).
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
-    ``rollout_after`` (value after the patch), ``revision_before`` (MD revision annotation),
+    ``rollout_after`` (value after the patch), ``in_place`` (for a switch where in-place updates are possible:
+    "replace" or "allow", else None), ``revision_before`` (MD revision annotation),
     ``history_revision`` (revision recorded, None when nothing is recorded) and
     ``required_templates`` (the template a switch needs, for an existence check).
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
@@ -360,7 +371,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     read = _read(obj, observed.api_version)
     now = timeutil.truncate_seconds(now)
     extra = {"rollout_after": read.after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
-             "required_templates": []}
+             "required_templates": [], "in_place": None}
     recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
     entries, record_warnings = hist.read_record(obj)
 
@@ -384,8 +395,12 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
         if replaces_nothing:
             return unchanged(replaces_nothing, f"no rollout: CAPI only replaces Machines created before {read.after_path}; "
                                                "use after=now to roll every Machine")
-    # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for.
-    triggers = new_infra_ref is None or after is not None
+    # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for, or to force
+    # replacement where CAPI could update the Machines in place instead.
+    possible = observed.in_place_possible
+    if new_infra_ref is not None and (possible() if callable(possible) else possible):
+        extra["in_place"] = in_place
+    triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
     field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
         else (None, None, "")
     if triggers and field is None:
@@ -461,3 +476,21 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                           relied_on=_relied_on(read, owner), **extra)
     plan.update(owner=owner, changed=True, action=RESTARTED)
     return plan
+
+
+def machine_changes(machines, kind, name, switched_at):
+    """{replaced, updated_in_place} for the Machines of MachineDeployment / KubeadmControlPlane ``name`` once its
+    switch has rolled out, read from the Machines themselves (not MachineSets: with in-place updates a Machine keeps
+    its name and creation time in the new MachineSet, cluster-api v1.12.3 machinedeployment_rollout_rollingupdate.go):
+    created at or after ``switched_at`` (the task's server time before its patch) is a replacement; an older one that
+    still belongs to the object was updated in place. Deleting Machines are not counted."""
+    label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
+    since = timeutil.truncate_seconds(switched_at)
+    counts = {"replaced": 0, "updated_in_place": 0}
+    for machine in machines:
+        meta = machine.get("metadata") or {}
+        if (meta.get("labels") or {}).get(label) != name or meta.get("deletionTimestamp"):
+            continue
+        created = timeutil.parse_optional(meta.get("creationTimestamp"))
+        counts["replaced" if created is not None and created >= since else "updated_in_place"] += 1
+    return counts

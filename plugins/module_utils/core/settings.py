@@ -105,7 +105,7 @@ PLAYBOOK_VARIABLES = {
     "clusters": "list", "machine_deployments": "list", "label_selectors": "lines", "namespaces": "list",
     "control_plane": "bool", "workers": "bool", "canary": "bool", "undo_on_failure": "bool", "lock_force": "bool",
     "allow_empty": "bool", "sliced": "bool",
-    "on_blocked": "choice:fail|skip", "field_owners": "choice:refuse|warn|ignore",
+    "on_blocked": "choice:fail|skip", "field_owners": "choice:refuse|warn|ignore", "in_place": "choice:replace|allow",
     "not_before": "time", "not_after": "time",
     "max_in_flight": "bound:max_in_flight", "batch_size": "bound:batch_size",
     "failure_budget_percent": "bound:failure_budget_percent",

@@ -32,6 +32,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
+from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
@@ -102,6 +103,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
             warn_status(module, statuses)
             for entry, status in zip(results, statuses):
                 entry["status"] = status
+            _count_machine_changes(run, selected, results, now)
     except WaitFailed as err:
         last_seen = resource_entries(err.objects, {}, selected.version, run.api.server_now(), run.waited_machine_sets)
         statuses = {e["name"]: e for e in last_seen}
@@ -117,6 +119,17 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
     if module._diff:
         out["diff"] = run.writes + diffs
     module.exit_json(**out)
+
+
+def _count_machine_changes(run, selected, results, now):
+    """Where CAPI could update Machines in place (a switch's ``in_place`` is set), say per object how many Machines
+    were replaced and how many updated in place: one LIST of the namespace's Machines, only then."""
+    switched = [entry for entry in results if entry.get("in_place") and entry["changed"]]
+    if not switched:
+        return
+    machines, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+    for entry in switched:
+        entry["machines"] = restarts.machine_changes(machines, entry["kind"], entry["name"], now)
 
 
 def _check_owners(planned, mode):
@@ -136,7 +149,7 @@ def _changed(run, results):
 def _result_entry(plan):
     keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
             "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
-            "target_machine_set", "target_template")
+            "target_machine_set", "target_template", "in_place")
     entry = {key: plan.get(key) for key in keep if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     # exactly what is sent (_write)

@@ -13,6 +13,7 @@ object passed, just before the first patch. The whole switch of a wave is then o
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
@@ -187,6 +188,19 @@ def planner(run, selected, clusters, now, actor):
     through_topology = per_object is None and not params.get("infrastructure_ref") and \
         topology_rollout(run, selected, clusters)
     machine_sets = machines = None
+    known = []
+
+    def in_place_possible():
+        """One LIST, on the first switch planned on a v1beta2 cluster (a switch on v1.12+ may keep its Machines:
+        client.extensions); a re-run that plans nothing does not ask."""
+        if selected.version != apiversion.V1BETA2:
+            return False
+        if not known:
+            possible, warning = extensions.in_place_possible(run.api)
+            if warning:
+                run.module.warn(warning)
+            known.append(possible)
+        return known[0]
     if restarts.is_past(params.get("after"), now):
         # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
         if selected.kind == apiversion.MACHINE_DEPLOYMENT:
@@ -205,10 +219,10 @@ def planner(run, selected, clusters, now, actor):
         else:
             infrastructure_ref = per_object[obj["metadata"]["name"]]
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
-                                  machine_sets=machine_sets, machines=machines)
+                                  machine_sets=machine_sets, machines=machines, in_place_possible=in_place_possible)
         return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
                                      force=params.get("force"), recording=recording, observed=observed,
-                                     topology_rollout=through_topology)
+                                     topology_rollout=through_topology, in_place=params.get("in_place") or "replace")
     return plan
 
 

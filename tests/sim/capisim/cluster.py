@@ -121,11 +121,13 @@ def _wait_tcp(port, timeout, what):
 class ManagementCluster:
     """A management cluster's state directory and processes; see the module docstring."""
 
-    def __init__(self, name, state_root, capi_version, topology=False):
+    def __init__(self, name, state_root, capi_version, topology=False, in_place=False):
         self.name = name
         self.capi_version = capi_version
         # also install the ClusterClass CRDs (capisim.crds.TOPOLOGY_FILES) and run the topology controller
         self.topology = topology
+        # InPlaceUpdates on: also install the ExtensionConfig CRD (capisim.crds.IN_PLACE_FILES)
+        self.in_place = in_place
         self.dir = Path(state_root).resolve() / name
         self.info_file = self.dir / "cluster.json"
 
@@ -213,7 +215,7 @@ class ManagementCluster:
         returns the cluster.json data."""
         started = time.monotonic()
         # fails early, before any process, when CRDs are missing
-        crd_list = crds.with_admission_rules(crds.load_crds(self.capi_version, self.topology), self.capi_version)
+        crd_list = crds.with_admission_rules(crds.load_crds(self.capi_version, self.topology, self.in_place), self.capi_version)
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)

@@ -26,7 +26,7 @@ from . import crds, procs, readiness
 from .cluster import ManagementCluster, kube_bin_dir
 from .fleetspec import load_fleet
 from .kubeapi import ApiError, resource_path
-from .objects import KINDS, cluster_class_objects, collection_path, workload_objects
+from .objects import KINDS, cluster_class_objects, collection_path, in_place_extension_config, object_path, workload_objects
 from .progress import progress
 
 SIM_DIR = Path(__file__).resolve().parents[1]  # tests/sim, put on the controller's PYTHONPATH
@@ -38,13 +38,19 @@ def controller_available():
     return importlib.util.find_spec("capisim.controller") is not None
 
 
+def _in_place(mgmt):
+    # fleet.json of a fleet started before the feature existed has no "features"
+    return "InPlaceUpdates" in (mgmt.get("features") or [])
+
+
 class Fleet:
     """The management clusters of one fleet spec (as returned by fleetspec.load_fleet) under one state directory."""
 
     def __init__(self, spec, state_dir):
         self.spec = spec
         self.state = Path(state_dir).resolve()
-        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"], bool(m.get("cluster_classes")))
+        self.clusters = {m["name"]: ManagementCluster(m["name"], self.state, m["capi_version"],
+                                                      bool(m.get("cluster_classes")), _in_place(m))
                          for m in self.spec["management_clusters"]}
 
     @classmethod
@@ -120,6 +126,16 @@ class Fleet:
                 if err.status != 409:  # a namespace shared by several workload clusters
                     raise
         progress(f"{cluster.name}: created {count} objects for {len(wcs)} workload cluster(s)")
+        if cluster.in_place:
+            self._register_extension(admin)
+
+    @staticmethod
+    def _register_extension(admin):
+        """The ExtensionConfig of the update extension, with the handlers its discovery reports in status."""
+        obj, status = in_place_extension_config()
+        created = admin.create(collection_path(obj), obj)
+        created["status"] = status
+        admin.replace_status(object_path(created), created)
 
     def _pause_clusters(self, cluster):
         """Set Cluster.spec.paused where the spec asks for it, now that the machines exist."""
@@ -139,6 +155,10 @@ class Fleet:
                 "--sync-period", str(self.spec["defaults"]["sync_period_seconds"])]
         if cluster.topology:
             argv.append("--topology")
+        mgmt = self._mgmt_spec(cluster.name)
+        if _in_place(mgmt):
+            argv += ["--in-place-accepts", ",".join(mgmt["in_place_accepts"]),
+                     "--in-place-seconds", str(mgmt["in_place_seconds"])]
         cluster.record_process("controller", procs.spawn(argv, cluster.dir / "controller.out", env=env))
 
     def rollout_objects(self, cluster):

@@ -13,6 +13,12 @@ default filled in. Schema (also in tests/fleets/README.md)::
     management_clusters:                   # at least one
       - name: mgmt-a                       # DNS label, unique
         capi_version: v1.10                # v1.10 (serves v1beta1) | v1.11 | v1.12.3 | v1.12 | v1.13 | v1.14 (capisim/releases.py)
+        features: []                       # CAPI feature gates to turn on: [InPlaceUpdates] (v1.12.3 and later only):
+                                           # an update extension (ExtensionConfig "capisim-in-place") is registered and
+                                           # the MachineDeployment controller updates Machines in place when it can
+        in_place_accepts: [infrastructureRef, version, bootstrap]   # with InPlaceUpdates: the template-identity
+                                           # changes the extension can do in place (default all three; [] none)
+        in_place_seconds: 1                # with InPlaceUpdates: how long the extension takes to update a Machine
         cluster_classes:                   # default []; when any, the ClusterClass CRDs are installed and the
                                            # topology controller runs (capisim/controller/topology.py)
           - name: quick-start              # DNS label, unique
@@ -80,6 +86,10 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _K8S_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$")
 _PERCENT = re.compile(r"^\d+%$")
 _MAX_LABEL = 63
+FEATURES = ("InPlaceUpdates",)
+# The Machine template fields whose change the simulated update extension may accept (mdplan.template_up_to_date
+# compares them; a failure-domain change is never done in place, v1.12.3 mdutil/util.go MachineTemplateUpToDate).
+IN_PLACE_FIELDS = ("infrastructureRef", "version", "bootstrap")
 
 
 class FleetSpecError(ValueError):
@@ -352,6 +362,29 @@ def _workload_cluster(chk, wc, path, defaults, classes):
     return cluster
 
 
+def _features(chk, mgmt, path):
+    """{features, in_place_accepts}: feature gates exist per release (capisim.releases in_place_updates)."""
+    features = chk.seq(mgmt.get("features", []), f"{path}.features")
+    for index, name in enumerate(features):
+        if name not in FEATURES:
+            chk.error(f"{path}.features[{index}]", f"unknown feature gate {name!r} (simulated: {', '.join(FEATURES)})")
+    release = RELEASES.get(mgmt.get("capi_version"))
+    if "InPlaceUpdates" in features and release is not None and not release.in_place_updates:
+        chk.error(f"{path}.features", f"InPlaceUpdates does not exist in CAPI {mgmt.get('capi_version')} (it came with "
+                                      f"v1.12); use capi_version v1.12.3 or later, or drop the feature")
+    accepts = mgmt.get("in_place_accepts", list(IN_PLACE_FIELDS))
+    for key in ("in_place_accepts", "in_place_seconds"):
+        if key in mgmt and "InPlaceUpdates" not in features:
+            chk.error(f"{path}.{key}", "needs features: [InPlaceUpdates]")
+    for index, field in enumerate(chk.seq(accepts, f"{path}.in_place_accepts")):
+        if field not in IN_PLACE_FIELDS:
+            chk.error(f"{path}.in_place_accepts[{index}]", f"{field!r} is not a template field updatable in place "
+                                                           f"(one of {', '.join(IN_PLACE_FIELDS)})")
+    in_place = "InPlaceUpdates" in features
+    return {"features": list(features), "in_place_accepts": list(accepts) if in_place else [],
+            "in_place_seconds": chk.integer(mgmt.get("in_place_seconds", 1), f"{path}.in_place_seconds")}
+
+
 def validate(data):
     """Check a parsed fleet spec; returns it with defaults filled in, raises FleetSpecError listing every mistake."""
     chk = _Checker()
@@ -368,7 +401,8 @@ def validate(data):
     result = []
     for index, mgmt in enumerate(mgmts):
         path = f"management_clusters[{index}]"
-        if chk.mapping(mgmt, path, ["name", "capi_version"], ["workload_clusters", "cluster_classes"]) is None:
+        if chk.mapping(mgmt, path, ["name", "capi_version"],
+                       ["workload_clusters", "cluster_classes", "features", "in_place_accepts", "in_place_seconds"]) is None:
             continue
         ccs = chk.seq(mgmt.get("cluster_classes", []), f"{path}.cluster_classes")
         chk.unique(ccs, f"{path}.cluster_classes", "cluster class")
@@ -381,6 +415,7 @@ def validate(data):
         result.append({
             "name": chk.dns_label(mgmt.get("name"), f"{path}.name"),
             "capi_version": mgmt.get("capi_version"),
+            **_features(chk, mgmt, path),
             "cluster_classes": classes,
             "workload_clusters": [_workload_cluster(chk, wc, f"{path}.workload_clusters[{i}]", filled, by_name)
                                   for i, wc in enumerate(wcs)],

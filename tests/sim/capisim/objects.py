@@ -27,6 +27,7 @@ DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
 
 CORE, CONTROLPLANE = "cluster.x-k8s.io", "controlplane.cluster.x-k8s.io"
 BOOTSTRAP, INFRA = "bootstrap.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"
+RUNTIME = "runtime.cluster.x-k8s.io"
 
 # kind -> (API group, plural)
 KINDS = {
@@ -41,7 +42,15 @@ KINDS = {
     "ClusterClass": (CORE, "clusterclasses"),
     "KubeadmControlPlaneTemplate": (CONTROLPLANE, "kubeadmcontrolplanetemplates"),
     "DockerClusterTemplate": (INFRA, "dockerclustertemplates"),
+    "ExtensionConfig": (RUNTIME, "extensionconfigs"),
 }
+
+# The simulated update extension (fleet spec features: [InPlaceUpdates]) and the hooks it serves, as an ExtensionConfig
+# lists them once CAPI's runtime extension controller has discovered them: handler names "<handler>.<ExtensionConfig>"
+# (v1.12.3 internal/runtime/registry, docs/book/src/tasks/experimental-features/runtime-sdk/implement-in-place-update-hooks.md).
+IN_PLACE_EXTENSION = "capisim-in-place"
+IN_PLACE_HOOKS = ("CanUpdateMachineSet", "CanUpdateMachine", "UpdateMachine")
+HOOKS_API_VERSION = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
 
 # The ClusterClass named by topology-owned Clusters. It does not exist (its CRD is not installed);
 # the API server accepts the reference because only CAPI's webhook would check it.
@@ -277,3 +286,15 @@ def workload_objects(wc, api_version):
     for md in wc["machine_deployments"]:
         objects.extend(builder.machine_deployment(md))
     return objects
+
+
+def in_place_extension_config():
+    """(ExtensionConfig, its status): the registration of the simulated update extension. No extension server runs:
+    the controller simulator answers the hooks itself (capisim.controller.mdplan in-place planning)."""
+    obj = {"apiVersion": f"{RUNTIME}/v1beta2", "kind": "ExtensionConfig",
+           "metadata": {"name": IN_PLACE_EXTENSION},
+           "spec": {"clientConfig": {"service": {"name": "capisim-in-place", "namespace": "capi-system", "port": 443}}}}
+    status = {"handlers": [{"name": f"{hook[0].lower()}{hook[1:]}.{IN_PLACE_EXTENSION}",
+                            "requestHook": {"apiVersion": HOOKS_API_VERSION, "hook": hook},
+                            "failurePolicy": "Fail", "timeoutSeconds": 10} for hook in IN_PLACE_HOOKS]}
+    return obj, status

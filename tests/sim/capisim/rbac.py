@@ -16,7 +16,7 @@ from .kubeapi import ApiError, resource_path
 OPERATOR_ROLE_FILE = Path(__file__).resolve().parents[3] / "docs" / "rbac.yml"
 
 CAPI_GROUPS = ["cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io",
-               "infrastructure.cluster.x-k8s.io"]
+               "infrastructure.cluster.x-k8s.io", "runtime.cluster.x-k8s.io"]
 
 _VIEWER_ROLE = {
     "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",

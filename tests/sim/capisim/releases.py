@@ -27,19 +27,23 @@ upstream file and tag behind every choice is in docs/simulator-fidelity.md.
 - ``topology_rollout_after``: the topology controller copies Cluster ``spec.topology.controlPlane.rollout.after`` and
   ``workers.machineDeployments[].rollout.after`` into the KubeadmControlPlane / MachineDeployment (v1.13.5
   exp/topology/desiredstate/desired_state.go, PR #13391; the fields do not exist in the Cluster API before v1.13).
+- ``in_place_updates``: the ``InPlaceUpdates`` feature gate exists (v1.12.3 feature/feature.go, alpha, off by default)
+  and the MachineDeployment rollout planner may move Machines to the new MachineSet and update them in place
+  (v1.12.3 internal/controllers/machinedeployment/machinedeployment_rollout_rollingupdate.go
+  reconcileInPlaceUpdateIntent); a fleet spec may turn it on with ``features: [InPlaceUpdates]``.
 """
 
 import collections
 
 Release = collections.namedtuple("Release", "crds api_version logic bug_13182 status_versions kubelet_up_to_date "
-                                            "refuses_zero_surge topology_rollout_after")
+                                            "refuses_zero_surge topology_rollout_after in_place_updates")
 
 RELEASES = {
-    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False, False, False),
-    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False, True, False),
-    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False, True, False),
+    "v1.10": Release("capi-v1.10.10", "v1beta1", "v1.10", True, False, False, False, False, False),
+    "v1.11": Release("capi-v1.11.11", "v1beta2", "v1.10", True, False, False, True, False, False),
+    "v1.12.3": Release("capi-v1.12.3", "v1beta2", "v1.14", True, False, False, True, False, True),
     # v1.12.4 and later v1.12 patches: #13182 fixed; their CRDs differ from v1.12.3's in one maxItems only
-    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False, True, False),
-    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False, True, True),
-    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True, True, True),
+    "v1.12": Release("capi-v1.12.3", "v1beta2", "v1.14", False, False, False, True, False, True),
+    "v1.13": Release("capi-v1.13.5", "v1beta2", "v1.14", False, False, False, True, True, True),
+    "v1.14": Release("capi-v1.14.0", "v1beta2", "v1.14", False, True, True, True, True, True),
 }

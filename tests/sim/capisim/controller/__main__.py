@@ -19,6 +19,9 @@ def main(argv=None):
     parser.add_argument("--sync-period", type=float, default=600.0, help="resync every object this often (seconds)")
     parser.add_argument("--topology", action="store_true",
                         help="run the topology controller (the ClusterClass CRDs are installed)")
+    parser.add_argument("--in-place-accepts", help="InPlaceUpdates on: comma-separated template fields the update "
+                                                   "extension accepts in place (infrastructureRef,version,bootstrap)")
+    parser.add_argument("--in-place-seconds", type=float, default=1.0, help="how long an in-place update takes")
     parser.add_argument("--verbose", action="store_true", help="also log conflicts and retries")
     args = parser.parse_args(argv)
 
@@ -29,7 +32,10 @@ def main(argv=None):
     logger.setLevel(logging.DEBUG if args.verbose else logging.INFO)
 
     controller = Controller(lambda: KubeAPI.from_kubeconfig(args.kubeconfig), args.capi_version, sync_period=args.sync_period,
-                            topology=args.topology)
+                            topology=args.topology,
+                            in_place_accepts=None if args.in_place_accepts is None
+                            else [f for f in args.in_place_accepts.split(",") if f],
+                            in_place_seconds=args.in_place_seconds)
 
     def stop(signum, _frame):
         logger.info("signal %d: stopping", signum)

@@ -46,7 +46,8 @@ def _key(obj):
 class Controller:
     """State shared by the reconcilers (``ctx``): Store, Writer, clock, action log, provisioning starts."""
 
-    def __init__(self, make_api, capi_version, sync_period=600.0, topology=False):
+    def __init__(self, make_api, capi_version, sync_period=600.0, topology=False, in_place_accepts=None,
+                 in_place_seconds=1.0):
         """``make_api()`` returns a new KubeAPI: each watch gets its own connection pool, the worker another.
         ``capi_version`` is a release of capisim.releases; ``logic`` the controller logic it follows."""
         self.api = api = make_api()
@@ -55,6 +56,9 @@ class Controller:
         self.api_version = self.release.api_version
         self.sync_period = sync_period
         self.topology = topology
+        # InPlaceUpdates on (a list, maybe empty): the template fields the update extension accepts in place; None: off
+        self.in_place_accepts = in_place_accepts
+        self.in_place_seconds = in_place_seconds
         self.store = Store()
         self.writer = Writer(api, self.store, self._on_event)
         self.queue = WorkQueue(priority=lambda key: PRIORITY[key[0]])

@@ -15,7 +15,7 @@ from . import names
 
 DEFAULT_PROVISION_SECONDS = 2.0
 # Timers may fire this early (workqueue.GRACE batches them); a step that is this close counts as reached.
-_TOLERANCE = 0.1
+TOLERANCE = 0.1
 
 
 def _clone_ref(ref, machine_name, v1beta2, ns):
@@ -65,6 +65,27 @@ def machine_for_machine_set(ms, rng):
     if m.labels(ms).get(m.DEPLOYMENT_NAME):
         extra[m.DEPLOYMENT_NAME] = m.labels(ms)[m.DEPLOYMENT_NAME]
     return build_machine(ms, m.dig(ms, "spec", "template", default={}), machine_name, extra)
+
+
+def move_machine(machine, target_ms):
+    """``machine`` moved to ``target_ms`` for an in-place update: owner, set-name and template-hash labels of the
+    new MS; spec.version and the cloned-from template of the new MS's template, as the MachineSet controller writes
+    them when it starts the update (v1.12.3 internal/controllers/machineset/machineset_controller.go); annotated
+    pending-acknowledge-move and update-in-progress (the simulator starts the update with the move)."""
+    moved = copy.deepcopy(machine)
+    meta = moved["metadata"]
+    meta["ownerReferences"] = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
+    meta["ownerReferences"].append(m.owner_reference(target_ms, controller=True))
+    meta["labels"][m.SET_NAME] = m.name(target_ms)
+    meta["labels"][m.TEMPLATE_HASH] = m.labels(target_ms)[m.TEMPLATE_HASH]
+    tspec = m.dig(target_ms, "spec", "template", "spec", default={})
+    infra = tspec.get("infrastructureRef") or {}
+    meta["annotations"].update({m.CLONED_FROM_NAME: infra.get("name", ""),
+                                m.CLONED_FROM_GROUPKIND: f"{infra.get('kind', '')}.{m.ref_group(infra) or ''}",
+                                m.PENDING_ACKNOWLEDGE_MOVE: "", m.UPDATE_IN_PROGRESS: ""})
+    if tspec.get("version"):
+        moved["spec"]["version"] = tspec["version"]
+    return moved
 
 
 def deletion_rank(machine, order):
@@ -133,7 +154,7 @@ def lifecycle(now, started, delay, failing):
 
     Thirds of the delay: Pending, Provisioning (bootstrap data ready), Provisioned (infrastructure ready, providerID
     set), then Running with a Node. A failing template never gets its infrastructure."""
-    elapsed = (now - started).total_seconds() + _TOLERANCE
+    elapsed = (now - started).total_seconds() + TOLERANCE
     third = delay / 3.0
     if elapsed < third:
         return "Pending", False, False, False, started + datetime.timedelta(seconds=third)

@@ -234,7 +234,7 @@ def desired_machine_sets(md, new_ms, old_mss, capi_version, now, rng, create=Tru
         ann = desired["metadata"].setdefault("annotations", {})
         if capi_version == "v1.14":
             _set_in_place_fields(md, desired)
-            keep = {k: ann[k] for k in (m.REVISION, m.REVISION_HISTORY) if k in ann}
+            keep = {k: ann[k] for k in (m.REVISION, m.REVISION_HISTORY, m.ACKNOWLEDGED_MOVE) if k in ann}
             ann = desired["metadata"]["annotations"] = {**ms_annotations_from_md(md), **keep}
             ann[m.DISABLE_MACHINE_CREATE] = "true" if on_delete else "false"
         elif on_delete:
@@ -247,8 +247,11 @@ def desired_machine_sets(md, new_ms, old_mss, capi_version, now, rng, create=Tru
     _set_in_place_fields(md, desired_new)
     revision_annotations, revision = compute_revision_annotations(new_ms, old_mss)
     if capi_version == "v1.14":
+        acknowledged = m.annotations(desired_new).get(m.ACKNOWLEDGED_MOVE)
         ann = desired_new["metadata"]["annotations"] = ms_annotations_from_md(md)
         ann[m.DISABLE_MACHINE_CREATE] = "false"
+        if acknowledged:
+            ann[m.ACKNOWLEDGED_MOVE] = acknowledged
     else:
         ann = desired_new["metadata"].setdefault("annotations", {})
         ann.pop(m.REVISION_HISTORY, None)
@@ -418,6 +421,79 @@ def _deadlock_breaker(new_ms, old_mss, intents):
         return
 
 
+# --- in-place updates (v1.12+, feature gate InPlaceUpdates) ------------------------------------------------------
+
+def in_place_candidates(md, new_ms, old_mss, now, accepts):
+    """Names of the old MSs whose Machines may be moved to ``new_ms`` and updated in place (v1.12.3
+    machinedeployment_rollout_rollingupdate.go reconcileInPlaceUpdateIntent): only while the new MS lacks replicas,
+    old MSs that still have Machines, not created before an expired rollout trigger (FindNewAndOldMachineSets in
+    mdutil/util.go: ``!ms.CreationTimestamp.After(rollout.after)``, so the trigger's own second counts as before)
+    and whose difference to the MD's template the update extension accepts (CanUpdateMachineSet: here every changed
+    template field is in ``accepts``; a failure-domain change never is)."""
+    if spec_replicas(new_ms) >= m.replicas(md, 1):
+        return []
+    desired = m.rollout_identity(m.template_spec(md))
+    names_ = []
+    for ms in old_mss:
+        if status_replicas(ms) <= 0 or rollout_after_expired(md, ms, now, same_second_expires=True):
+            continue
+        current = m.rollout_identity(m.template_spec(ms))
+        changed = {field for field in desired if current[field] != desired[field]}
+        if changed and changed <= set(accepts):
+            names_.append(m.name(ms))
+    return sorted(names_)
+
+
+def _updates_in_progress(new_ms, old_mss, intents, machines):
+    """scalingOrInPlaceUpdateInProgress: an MS scaling, or a Machine still updating in place."""
+    if spec_replicas(new_ms) != status_replicas(new_ms):
+        return True
+    for ms in old_mss:
+        if spec_replicas(ms) < status_replicas(ms) or intents.get(m.name(ms), spec_replicas(ms)) < spec_replicas(ms):
+            return True
+    return any(m.UPDATE_IN_PROGRESS in m.annotations(x) for x in machines)
+
+
+def plan_in_place(md, new_ms, old_mss, intents, candidates, machines):
+    """Mark the move (old MS: move-machines-to-machineset, new MS: receive-machines-from-machinesets) and give
+    in-place updates priority over surge Machines: a scale up of the new MS that uses maxSurge is dropped, or cut to
+    one Machine when nothing else moves (reconcileInPlaceUpdateIntent). Changes the desired MSs and ``intents``."""
+    if not candidates:
+        return
+    for ms in old_mss:
+        if m.name(ms) in candidates:
+            ms["metadata"].setdefault("annotations", {})[m.MOVE_MACHINES_TO] = m.name(new_ms)
+    new_ms["metadata"].setdefault("annotations", {})[m.RECEIVE_MACHINES_FROM] = ",".join(candidates)
+    current = spec_replicas(new_ms)
+    scale_up = intents.get(m.name(new_ms), current) - current
+    if scale_up <= 0:
+        return
+    without_surge = max(scale_up - _surge_unavailable(md)[0], 0)
+    if scale_up == without_surge:
+        return
+    if without_surge == 0 and not _updates_in_progress(new_ms, old_mss, intents, machines):
+        without_surge = 1
+    if without_surge == 0:
+        del intents[m.name(new_ms)]
+    else:
+        intents[m.name(new_ms)] = current + without_surge
+
+
+def acknowledge_moves(new_ms, machines):
+    """Count the Machines moved into ``new_ms`` (pending-acknowledge-move) into its replicas once, and list them in
+    its acknowledged-move annotation; names no longer pending leave the list (v1.12.3 machineset_types.go
+    AcknowledgedMoveAnnotation, machine_types.go PendingAcknowledgeMoveAnnotation)."""
+    ann = new_ms["metadata"].setdefault("annotations", {})
+    known = [x for x in (ann.get(m.ACKNOWLEDGED_MOVE) or "").split(",") if x]
+    pending = sorted(m.name(x) for x in machines if m.PENDING_ACKNOWLEDGE_MOVE in m.annotations(x))
+    fresh = [x for x in pending if x not in known]
+    new_ms["spec"]["replicas"] = spec_replicas(new_ms) + len(fresh)
+    if pending:
+        ann[m.ACKNOWLEDGED_MOVE] = ",".join(pending)
+    else:
+        ann.pop(m.ACKNOWLEDGED_MOVE, None)
+
+
 # --- §3.8 OnDelete ------------------------------------------------------------------------------------------------
 
 def plan_on_delete(md, new_ms, old_mss, capi_version, live_machines):
@@ -551,15 +627,19 @@ class Plan:
         return ([self.new] if self.new is not None else []) + _by_creation(self.olds)
 
 
-def plan_reconcile(md, mss, capi_version, now, rng, live_machines=None, template_exists=True):
+def plan_reconcile(md, mss, capi_version, now, rng, live_machines=None, template_exists=True, in_place_accepts=None):
     """Plan one MD reconcile over its MachineSets (§3.1 step 6): sync when spec.paused, else rollout by strategy.
 
     A missing new MS is created unless the MD is paused or its templates do not exist (then nothing is planned
-    for it and ``create_reason`` says why a rollout is pending)."""
+    for it and ``create_reason`` says why a rollout is pending). ``in_place_accepts`` (a list): InPlaceUpdates is
+    on and the update extension accepts changes of these template fields (RollingUpdate only, as upstream)."""
     new, old, reason = find_new_and_old(md, mss, now)
     paused = m.md_paused(md)
     create = not paused and template_exists
     desired_new, desired_olds, revision = desired_machine_sets(md, new, old, capi_version, now, rng, create=create)
+    in_place = in_place_accepts is not None and desired_new is not None and capi_version == "v1.14"
+    if in_place and new is not None:
+        acknowledge_moves(desired_new, (live_machines or {}).get(m.name(new), []))
     if desired_new is None:
         intents = plan_scale(md, None, desired_olds) if paused else {}
     elif paused:
@@ -568,5 +648,9 @@ def plan_reconcile(md, mss, capi_version, now, rng, live_machines=None, template
         intents = plan_on_delete(md, desired_new, desired_olds, capi_version, live_machines or {})
     else:
         intents = plan_rolling_update(md, desired_new, desired_olds, capi_version)
+        if in_place:
+            candidates = in_place_candidates(md, desired_new, desired_olds, now, in_place_accepts)
+            plan_in_place(md, desired_new, desired_olds, intents, candidates,
+                          [x for xs in (live_machines or {}).values() for x in xs])
     apply_intents(md, ([desired_new] if desired_new is not None else []) + desired_olds, intents, capi_version)
     return Plan(desired_new, desired_olds, new is None and desired_new is not None, revision, reason)

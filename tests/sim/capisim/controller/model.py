@@ -24,6 +24,13 @@ CLONED_FROM_NAME = "cluster.x-k8s.io/cloned-from-name"
 CLONED_FROM_GROUPKIND = "cluster.x-k8s.io/cloned-from-groupkind"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 CONVERSION_DATA = "cluster.x-k8s.io/conversion-data"
+# In-place updates (v1.12.3 api/core/v1beta2/machineset_types.go, machine_types.go)
+_IN_PLACE = "in-place-updates.internal.cluster.x-k8s.io/"
+MOVE_MACHINES_TO = _IN_PLACE + "move-machines-to-machineset"
+RECEIVE_MACHINES_FROM = _IN_PLACE + "receive-machines-from-machinesets"
+ACKNOWLEDGED_MOVE = _IN_PLACE + "acknowledged-move"
+PENDING_ACKNOWLEDGE_MOVE = _IN_PLACE + "pending-acknowledge-move"
+UPDATE_IN_PROGRESS = _IN_PLACE + "update-in-progress"
 
 TEMPLATE_HASH = "machine-template-hash"
 CLUSTER_NAME = "cluster.x-k8s.io/cluster-name"

@@ -53,6 +53,23 @@ def _source_template(ctx, machine):
     return ctx.store.get(kind, m.namespace(machine), ann.get(m.CLONED_FROM_NAME))
 
 
+def _in_place_update(ctx, machine, now):
+    """(Updating condition, machine, when it ends or None) for InPlaceUpdates: a Machine annotated
+    update-in-progress is updated by the extension (UpdateMachine hook) for ``ctx.in_place_seconds``, then the Machine
+    controller removes the annotation (v1.12.3 internal/controllers/machine/machine_controller_inplace_update.go)."""
+    if m.UPDATE_IN_PROGRESS not in m.annotations(machine):
+        return conditions.cond("Updating", False, "NotUpdating"), machine, None
+    prev = m.condition(machine, "Updating")
+    started = m.parse_time(prev["lastTransitionTime"]) if prev and prev.get("status") == "True" else now
+    done_at = started + datetime.timedelta(seconds=ctx.in_place_seconds)
+    if now < done_at - datetime.timedelta(seconds=machineplan.TOLERANCE):
+        return conditions.cond("Updating", True, "InPlaceUpdating", "In-place update in progress"), machine, done_at
+    done = copy.deepcopy(machine)
+    del done["metadata"]["annotations"][m.UPDATE_IN_PROGRESS]
+    ctx.log("Machine %s updated in place", m.key_text(machine))
+    return conditions.cond("Updating", False, "NotUpdating"), ctx.writer.update(done), None
+
+
 def reconcile(ctx, machine):
     cluster = ctx.cluster_of(machine)
     paused = conditions.paused(machine, cluster)
@@ -79,12 +96,19 @@ def reconcile(ctx, machine):
     if kind == "MachineSet" and ctx.release.kubelet_up_to_date and life[3]:
         # only once there is a Node (status.nodeInfo) to compare
         up_to_date = status.kubelet_up_to_date(up_to_date, machine, kubelet)
+    updating, done_at = None, None
+    if kind == "MachineSet" and ctx.in_place_accepts is not None:
+        updating, machine, done_at = _in_place_update(ctx, machine, now)
+        if updating["status"] == "True":
+            # UpToDate reason Updating: the spec matches, the update is not finished (machine_types.go)
+            up_to_date = conditions.cond("UpToDate", False, "Updating", "* In-place update in progress")
     if life[2] and not m.dig(machine, "spec", "providerID"):
         machine = ctx.writer.patch(machine, {"spec": {"providerID": status.provider_id(machine)}})
     expiry = None
     if kind == "KubeadmControlPlane":
         expiry = m.created(machine) + datetime.timedelta(days=machineplan.certificates_valid_days(template))
-    new_status, wakeup = status.machine_status(machine, life, up_to_date, min_ready, paused, now, kubelet, expiry)
+    new_status, wakeup = status.machine_status(machine, life, up_to_date, min_ready, paused, now, kubelet, expiry, updating)
+    wakeup = min(x for x in (wakeup, done_at) if x is not None) if (wakeup or done_at) else None
     old_phase = m.dig(machine, "status", "phase")
     was_ready = m.condition_true(machine, "Ready")
     machine = ctx.write_status(machine, new_status)

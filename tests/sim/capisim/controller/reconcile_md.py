@@ -75,7 +75,8 @@ def reconcile(ctx, md):
     now = ctx.now()
     live = {m.name(ms): [x for x in ctx.store.controlled_by("Machine", ms) if not m.deleting(x)] for ms in mss}
     infra_ref = m.dig(md, "spec", "template", "spec", "infrastructureRef")
-    plan = mdplan.plan_reconcile(md, mss, ctx.logic, now, ctx.rng, live, ctx.template_exists(infra_ref, m.namespace(md)))
+    plan = mdplan.plan_reconcile(md, mss, ctx.logic, now, ctx.rng, live, ctx.template_exists(infra_ref, m.namespace(md)),
+                                 ctx.in_place_accepts)
     failed = plan.new is None and plan.create_reason and not m.md_paused(md)
     if failed:
         ctx.log("cannot create a MachineSet for MachineDeployment %s: template %s does not exist",

@@ -8,6 +8,8 @@ MS fully reconciled at once). With a delay they stay, Deleting, and count as ups
 (v1.14.0 core/reconcilers/machineset/machineset_controller.go syncReplicas, machineset_controller_status.go).
 """
 
+import copy
+
 from . import conditions
 from . import machineplan
 from . import model as m
@@ -27,6 +29,31 @@ def _deletion_order(ms):
     return m.dig(ms, "spec", "deletePolicy")
 
 
+def _move_target(ctx, ms):
+    """The MS this old MS moves Machines to instead of deleting them: both sides must agree ("oldMS must have: move
+    to newMS" and "newMS must have: receive replicas from oldMS", v1.12.3 api/core/v1beta2/machineset_types.go)."""
+    target_name = m.annotations(ms).get(m.MOVE_MACHINES_TO)
+    target = ctx.store.get("MachineSet", m.namespace(ms), target_name) if target_name else None
+    if target is None or m.name(ms) not in (m.annotations(target).get(m.RECEIVE_MACHINES_FROM) or "").split(","):
+        return None
+    return target
+
+
+def _counted(ms, machines):
+    """Machines moved in but not yet acknowledged by the MD are not this MS's to scale."""
+    acknowledged = (m.annotations(ms).get(m.ACKNOWLEDGED_MOVE) or "").split(",")
+    return [x for x in machines if m.PENDING_ACKNOWLEDGE_MOVE not in m.annotations(x) or m.name(x) in acknowledged]
+
+
+def _clear_acknowledged(ctx, ms, machines):
+    acknowledged = (m.annotations(ms).get(m.ACKNOWLEDGED_MOVE) or "").split(",")
+    for machine in machines:
+        if m.PENDING_ACKNOWLEDGE_MOVE in m.annotations(machine) and m.name(machine) in acknowledged:
+            done = copy.deepcopy(machine)
+            del done["metadata"]["annotations"][m.PENDING_ACKNOWLEDGE_MOVE]
+            ctx.writer.update(done)
+
+
 def reconcile(ctx, ms):
     cluster = ctx.cluster_of(ms)
     paused = conditions.paused(ms, cluster)
@@ -36,7 +63,8 @@ def reconcile(ctx, ms):
     if m.deleting(ms):
         return
     now = ctx.now()
-    machines = ctx.store.controlled_by("Machine", ms)
+    _clear_acknowledged(ctx, ms, ctx.store.controlled_by("Machine", ms))
+    machines = _counted(ms, ctx.store.controlled_by("Machine", ms))
     live = [x for x in machines if not m.deleting(x)]
     missing = m.replicas(ms) - len(machines)
     infra_ref = m.dig(ms, "spec", "template", "spec", "infrastructureRef")
@@ -52,6 +80,13 @@ def reconcile(ctx, ms):
     elif missing < 0:
         # Machines already deleting come first in upstream's delete order: only the rest need a new delete.
         victims = machineplan.machines_to_delete(live, -missing - (len(machines) - len(live)), _deletion_order(ms))
+        target = _move_target(ctx, ms) if ctx.in_place_accepts is not None else None
+        if target is not None:
+            for victim in victims:
+                ctx.writer.update(machineplan.move_machine(victim, target))
+                ctx.log("moved Machine %s from MachineSet %s to %s for an in-place update", m.key_text(victim),
+                        m.name(ms), m.name(target))
+            victims = []
         deleted = [ctx.writer.delete(x) for x in victims]
         for victim, answer in zip(victims, deleted):
             ctx.log("deleted Machine %s of MachineSet %s", m.key_text(victim), m.name(ms))

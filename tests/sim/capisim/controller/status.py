@@ -134,11 +134,14 @@ def kubelet_up_to_date(up_to_date, machine, kubelet_version):
 
 
 def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, kubelet_version=None,
-                   certificates_expiry=None):
+                   certificates_expiry=None, updating=None):
     """(status, next_wakeup) of a Machine from its provisioning ``life`` tuple (machineplan.lifecycle);
     its Node's kubelet runs ``kubelet_version`` (default: spec.version); a control plane Machine's
-    certificates expire at ``certificates_expiry`` (status.certificatesExpiryDate, once it has a Node)."""
+    certificates expire at ``certificates_expiry`` (status.certificatesExpiryDate, once it has a Node).
+    ``updating``: the Updating condition (InPlaceUpdates on); while True the Machine is not Ready (v1.12.3
+    api/core/v1beta2/machine_types.go MachineReadyCondition: "Updating condition is false")."""
     phase, bootstrap_ready, infra_ready, node_ready, wakeup = life
+    in_place = updating is not None and updating["status"] == "True"
     old = machine.get("status") or {}
     deleting = m.deleting(machine)
     if deleting:
@@ -146,7 +149,7 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
     v1beta2 = m.is_v1beta2(machine)
     infra_kind = m.dig(machine, "spec", "infrastructureRef", "kind", default="InfraMachine")
     boot_kind = m.dig(machine, "spec", "bootstrap", "configRef", "kind")
-    ready = bootstrap_ready and infra_ready and node_ready and not deleting
+    ready = bootstrap_ready and infra_ready and node_ready and not deleting and not in_place
     prev_ready = m.condition(machine, "Ready")
     ready_since = now
     if ready and prev_ready and prev_ready.get("status") == "True":
@@ -167,11 +170,13 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
         c.cond("NodeHealthy", True, "NodeHealthy") if node_ready else c.cond("NodeHealthy", "Unknown", "NodeDoesNotExist", node_msg),
         _deleting(machine, "Machine deletion in progress"),
         paused,
-    ]
+    ] + ([updating] if updating is not None else [])
     if ready:
         modern.append(c.cond("Ready", True, "Ready"))
     else:
         why = [f"* {item['type']}: {item['message']}" for item in modern[:4] if item["status"] != "True"]
+        if in_place:
+            why.append(f"* Updating: {updating['message']}")
         if deleting:
             why.insert(0, "* Deleting: Machine deletion in progress")
         modern.append(c.cond("Ready", False, "NotReady", "\n".join(why)))

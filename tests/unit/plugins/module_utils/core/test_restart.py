@@ -272,6 +272,22 @@ def test_md_v1beta2_template_switch_only_changes_the_ref_name():
         "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "md-0-infra-v2"}
 
 
+@pytest.mark.parametrize("kind", ["md", "kcp"])
+def test_a_switch_where_machines_may_be_updated_in_place_also_writes_the_trigger_unless_allowed(kind):
+    obj = objs.machine_deployment("v1beta2") if kind == "md" else objs.kubeadm_control_plane("v1beta2")
+    observed = Observed(in_place_possible=True)
+    plan = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=observed, **RECORD)
+    assert [c["path"] for c in plan["changes"]][-1] == "spec.rollout.after"
+    assert (plan["rollout_after"], plan["in_place"]) == (timeutil.format_time(restart.trigger_for_now(objs.NOW)), "replace")
+    allowed = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=observed, in_place="allow",
+                                   **RECORD)
+    assert "spec.rollout.after" not in [c["path"] for c in allowed["changes"]]
+    assert (allowed["rollout_after"], allowed["in_place"]) == (None, "allow")
+    # control: without in-place updates the switch alone triggers (the patch clusterctl users know)
+    plain = restart.plan_restart(obj, objs.NOW, infrastructure_ref="infra-v2", observed=Observed(), **RECORD)
+    assert "spec.rollout.after" not in [c["path"] for c in plain["changes"]] and plain["in_place"] is None
+
+
 def test_md_v1beta1_template_switch_preserves_api_version_and_drops_stale_uid():
     md = objs.machine_deployment("v1beta1")
     md["spec"]["template"]["spec"]["infrastructureRef"]["uid"] = "uid-of-old-template"
@@ -491,3 +507,18 @@ def test_topology_switch_writes_the_override_and_records_it():
     again = restart.plan_topology_switch(recorded, objs.NOW, {"customImage": "img:2"}, CLASS,
                                          observed=Observed(cluster=written), recording=Recording(rollout_id="hw-1"))
     assert again["changed"] is False and "already holds workerImage=img:2" in again["message"]
+
+
+def test_machine_changes_are_read_from_the_machines_created_after_the_switch_or_kept():
+    def machine(name, created, owner="md-0", deleting=False):
+        meta = {"name": name, "creationTimestamp": created, "labels": {"cluster.x-k8s.io/deployment-name": owner}}
+        if deleting:
+            meta["deletionTimestamp"] = objs.NOW_TEXT
+        return {"metadata": meta}
+    machines = [machine("kept", "2026-03-01T11:00:00Z"), machine("new", objs.NOW_TEXT),
+                machine("newer", "2026-03-01T12:05:00Z"), machine("other", "2026-03-01T11:00:00Z", owner="md-1"),
+                machine("going", "2026-03-01T11:00:00Z", deleting=True)]
+    # the switch was planned at NOW (sub-second part ignored: creation times have whole seconds)
+    at = objs.NOW + datetime.timedelta(milliseconds=600)
+    assert restart.machine_changes(machines, "MachineDeployment", "md-0", at) == {"replaced": 2, "updated_in_place": 1}
+    assert restart.machine_changes(machines, "KubeadmControlPlane", "md-0", at) == {"replaced": 0, "updated_in_place": 0}

@@ -398,3 +398,16 @@ def test_future_trigger_is_pending_by_the_server_clock(version, kind):
     # once the server's clock passes it, the trigger is no longer pending
     later = status.rollout_status(obj, machine_sets=[], now="2026-03-01T13:00:01Z")
     assert later["waiting_for"] != "pending"
+
+
+def test_md_v1beta2_machines_updating_in_place_are_not_complete():
+    """Crafted in-place state (CAPI v1.12+, InPlaceUpdates): every Machine was moved to the new MachineSet (the
+    MachineSets alone look finished), one still updates in place: UpToDate False (reason Updating) and not Ready, so
+    the up-to-date and available counters lag (v1.12.3 api/core/v1beta2/machine_types.go)."""
+    md = objs.machine_deployment("v1beta2")
+    sets = [objs.machine_set("v1beta2", suffix="bbbbb", created=objs.CREATED, infra="md-0-infra-v1", replicas=3)]
+    updating = objs.set_counts(md, up_to_date=2, available=2, ready=2, legacy_updated=2, legacy_available=2)
+    result = status.rollout_status(updating, machine_sets=sets, now=objs.NOW)
+    assert result["done"] is False and result["replicas"]["up_to_date"] == 2
+    # control: once the update ends, the same state is complete
+    assert status.rollout_status(md, machine_sets=sets, now=objs.NOW)["done"] is True

@@ -29,6 +29,8 @@ APIS = {"kind": "APIGroupList", "groups": [
 ]}
 INFRA = "/apis/infrastructure.cluster.x-k8s.io/v1beta2"
 TEMPLATES = INFRA + "/namespaces/default/dockermachinetemplates"
+# a switch on v1beta2 asks whether CAPI may update Machines in place (client.extensions); here: not served
+EXTENSION_CONFIGS = "/apis/runtime.cluster.x-k8s.io/v1beta2/extensionconfigs"
 
 
 class FakeModule(ModuleStandIn):
@@ -44,6 +46,7 @@ class FakeModule(ModuleStandIn):
 def conn(monkeypatch):
     fake = FakeConnection()
     fake.add("GET", "/apis", body=APIS)
+    fake.add("GET", EXTENSION_CONFIGS, status=404, body={"kind": "Status", "reason": "NotFound", "code": 404})
     monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
     return fake
 
@@ -331,13 +334,14 @@ def test_switches_switch_each_object_to_its_own_template_with_one_template_list(
     conn.add("PATCH", MDS + "/md-1", body=mds[1])
     out = run(FakeModule(switches=[switch("md-1", "md-1-v2"), switch("md-0", "md-0-v2")], rollout_id="CHG-9"))
     assert not out.failed, out.result
-    # discovery, the MachineDeployments, their Cluster, the templates, one patch each: no request per template
+    # discovery, the MachineDeployments, their Cluster, the in-place check, the templates, one patch each: no
+    # request per template
     assert [(s["method"], s["path"]) for s in conn.sent] == [
-        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", TEMPLATES),
+        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", EXTENSION_CONFIGS), ("GET", TEMPLATES),
         ("PATCH", MDS + "/md-0"), ("PATCH", MDS + "/md-1")]
-    assert out.result["api_requests"] == 6
-    assert conn.sent[1]["query"].get("fieldSelector") is None and conn.sent[3]["query"].get("fieldSelector") is None
-    for sent, name in zip(conn.sent[4:], ("md-0", "md-1")):
+    assert out.result["api_requests"] == 7
+    assert conn.sent[1]["query"].get("fieldSelector") is None and conn.sent[4]["query"].get("fieldSelector") is None
+    for sent, name in zip(conn.sent[5:], ("md-0", "md-1")):
         written = objs.apply_json_patch(mds[int(name[-1])], sent["body"])
         assert written["spec"]["template"]["spec"]["infrastructureRef"] == {
             "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": f"{name}-v2"}
@@ -398,7 +402,8 @@ def test_switches_with_one_topology_owned_object_write_nothing(conn):
     out = run(FakeModule(switches=[switch("md-0", "md-0-v2"), switch("md-1", "md-1-v2")]))
     assert out.failed and out.result["reason"] == "topology_owned"
     assert out.result["msg"].startswith("machinedeployment/default/md-1: ")
-    assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET"]
+    # md-0 was planned (its switch asked about in-place updates) before md-1 was refused
+    assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET", "GET"]
 
 
 FLUX_APPLY = {"manager": "kustomize-controller", "operation": "Apply", "time": "2026-03-01T11:00:00Z",
@@ -418,7 +423,7 @@ def test_a_switch_of_a_field_flux_applies_is_refused_before_any_write(conn, chec
     assert out.result["msg"].startswith("machinedeployment/default/md-1: spec.template.spec.infrastructureRef.name is "
                                         "owned by kustomize-controller (managedFields (Apply))")
     assert "change it in Git" in out.result["msg"]
-    assert [s["method"] for s in conn.sent] == ["GET"] * 4
+    assert [s["method"] for s in conn.sent] == ["GET"] * 5  # with the in-place check
 
 
 def test_field_owners_warn_writes_and_warns_a_restart_of_a_git_managed_object_is_allowed(conn):
@@ -557,8 +562,9 @@ def test_template_switches_make_each_template_then_switch_in_one_call(conn):
     # before the first patch; the new templates are not read again (this call made them)
     assert [(s["method"], s["path"], s["query"].get("dryRun")) for s in conn.sent] == [
         ("GET", "/apis", None), ("GET", MDS, None), ("GET", CLUSTERS + "/c1", None), ("GET", INFRA, None),
-        ("GET", TEMPLATES, None), ("POST", TEMPLATES, "All"), ("POST", TEMPLATES, "All"), ("POST", TEMPLATES, None),
-        ("POST", TEMPLATES, None), ("PATCH", MDS + "/md-0", None), ("PATCH", MDS + "/md-1", None)]
+        ("GET", TEMPLATES, None), ("POST", TEMPLATES, "All"), ("POST", TEMPLATES, "All"), ("GET", EXTENSION_CONFIGS, None),
+        ("POST", TEMPLATES, None), ("POST", TEMPLATES, None), ("PATCH", MDS + "/md-0", None),
+        ("PATCH", MDS + "/md-1", None)]
     clones = out.result["clones"]
     assert [(c["ref"], c["created"], c["failed"]) for c in clones] == [
         ("machinedeployment/default/md-0", True, False), ("machinedeployment/default/md-1", True, False)]

@@ -1,0 +1,85 @@
+"""Template switches on a CAPI v1.12.3 management cluster with InPlaceUpdates on (issue 28): capi_rollout_restart's
+``in_place`` option. The cluster's update extension accepts infrastructure-template changes (tests/sim, fleet spec
+``features``); its MachineDeployments roll with maxSurge 0 / maxUnavailable 1, so CAPI would keep every Machine."""
+
+import pytest
+
+from conftest import CapiEnv
+from hardware_refresh_support import FAST, run_playbook
+
+# one worker runs them all, in order (make integration: -n 2 --dist loadgroup): one fleet, and the refresh goes first
+pytestmark = pytest.mark.xdist_group("in-place")
+
+STRATEGY = {"type": "RollingUpdate", "max_surge": 0, "max_unavailable": 1}
+FLEET = {
+    "defaults": {"provision_seconds": 1},
+    "management_clusters": [{
+        "name": "it-inplace", "capi_version": "v1.12.3", "features": ["InPlaceUpdates"],
+        "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
+        "workload_clusters": [{"name": "wi", "kubernetes_version": "v1.30.4", "machine_deployments": [
+            {"name": "replace", "replicas": 2, "strategy": STRATEGY},
+            {"name": "allow", "replicas": 2, "strategy": STRATEGY}]}],
+    }],
+}
+
+
+@pytest.fixture(scope="module")
+def inplace(fleet_factory):
+    fleet = fleet_factory(FLEET)
+    yield CapiEnv(fleet, "v1.12.3")
+    fleet.fleet.down()
+
+
+def _machines(env, md):
+    return {name: m["metadata"]["uid"] for name, m in env.machines(f"cluster.x-k8s.io/deployment-name={md}").items()}
+
+
+def test_a_hardware_refresh_ends_with_every_machine_new(inplace, tmp_path):
+    """Runs first: refreshes every object of the management cluster (the playbook's default in_place: replace)."""
+    mds = ("wi-replace", "wi-allow")
+    before = {md: _machines(inplace, md) for md in mds}
+    run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-inplace", template_overrides={"customImage": "kindest/node:ip"}),
+                       tmp_path / "report")
+    assert run.rc == 0, run.explain()
+    after = {md: _machines(inplace, md) for md in mds}
+    for md in mds:
+        assert len(after[md]) == 2 and not set(after[md]) & set(before[md]), md
+    # the playbook variable in_place reaches the switches: allowed, CAPI keeps the Machines
+    run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="it-inplace-allow", in_place="allow",
+                            template_overrides={"customImage": "kindest/node:ip2"}), tmp_path / "report-allow")
+    assert run.rc == 0, run.explain()
+    assert {md: _machines(inplace, md) for md in mds} == after
+
+
+def test_a_switch_replaces_every_machine_by_default(inplace):
+    before = _machines(inplace, "wi-replace")
+    template = inplace.copy_template("wi-replace", "-v2")
+    res = inplace.run("capi_rollout_restart", name="wi-replace", infrastructure_ref={"name": template}, wait=True,
+                      wait_timeout=120, stall_timeout=60)
+    assert not res.failed, res.get("msg")
+    (entry,) = res["objects"]
+    assert entry["in_place"] == "replace"
+    # the trigger goes with the switch, in the same patch
+    assert {op["path"] for op in entry["patch"] if op["op"] != "test"} >= {
+        "/spec/template/spec/infrastructureRef/name", "/spec/rollout/after"}
+    after = _machines(inplace, "wi-replace")
+    assert len(after) == 2 and not set(after) & set(before)  # every Machine new
+    assert entry["machines"] == {"replaced": 2, "updated_in_place": 0}
+
+
+def test_in_place_allow_keeps_the_machines_and_says_so(inplace):
+    before = _machines(inplace, "wi-allow")
+    template = inplace.copy_template("wi-allow", "-v2")
+    res = inplace.run("capi_rollout_restart", name="wi-allow", infrastructure_ref={"name": template}, in_place="allow",
+                      wait=True, wait_timeout=120, stall_timeout=60)
+    assert not res.failed, res.get("msg")
+    (entry,) = res["objects"]
+    assert entry["in_place"] == "allow" and entry["status"]["rollout"]["complete"]
+    assert not [op for op in entry["patch"] if op["path"] == "/spec/rollout/after" and op["op"] != "test"]
+    assert _machines(inplace, "wi-allow") == before  # the same Machines, updated in place
+    assert entry["machines"] == {"replaced": 0, "updated_in_place": 2}
+    for machine in inplace.machines("cluster.x-k8s.io/deployment-name=wi-allow").values():
+        assert machine["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == template
+        assert "in-place-updates.internal.cluster.x-k8s.io/update-in-progress" not in machine["metadata"]["annotations"]

@@ -445,7 +445,12 @@ def test_variable_override_rotates_the_template_and_removes_the_old_one_after_th
     assert new != old and new.startswith(f"{name}-md-0-")
     api = mgmt.api()
     assert api.get(_path(mgmt, "DockerMachineTemplate", new))["spec"]["template"]["spec"]["customImage"] == "img:new"
-    old_sets = [s for s in api.list(_path(mgmt, "MachineSet"))["items"] if _infra_of(s) == old]
+
+    def old_sets_scaled_down():
+        # the rollout of the new template ends with the old MachineSet at 0 (or deleted, from v1.11)
+        sets = [s for s in api.list(_path(mgmt, "MachineSet"))["items"] if _infra_of(s) == old]
+        return (sets,) if all(s["spec"]["replicas"] == 0 for s in sets) else None
+    old_sets = wait_for("the old MachineSet scaled down", old_sets_scaled_down, 60)[0]
     if version == "v1.10":
         # v1beta1 revisionHistoryLimit 1 keeps the old MachineSet (scaled to 0), and with it its template: upstream
         # deletes a template only with the last MachineSet using it (topology/machineset DeleteTemplateIfUnused)

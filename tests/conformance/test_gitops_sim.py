@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import urllib3
 
 from capisim import gitops
 from capisim.fleetspec import validate
@@ -66,3 +67,31 @@ def test_argo_tracks_and_heals_a_drift_only_with_self_heal_but_always_syncs_a_ch
     reconcile(rec, md, 2.0)
     assert api.sent[-1]["body"] == {"spec": {"template": {"spec": {"infrastructureRef": dict(git_ref, name="from-git")}}}}
     assert api.sent[-1]["params"] == {"fieldManager": "argocd-controller"}
+
+
+class Store:
+    def __init__(self, *objects):
+        self.objects = objects
+
+    def list(self, kind):
+        return [obj for obj in self.objects if obj["kind"] == kind]
+
+
+class Dropping(Recorder):
+    """An API server that restarts: the first request ends with a dropped connection."""
+
+    def request(self, method, path, body=None, params=None, content_type=None):
+        if not self.sent:
+            self.sent.append(None)
+            raise urllib3.exceptions.ProtocolError("Connection aborted.", ConnectionResetError(104, "reset"))
+        return super().request(method, path, body=body, params=params, content_type=content_type)
+
+
+def test_a_dropped_connection_is_retried_at_the_next_interval_not_the_end_of_the_reconciler():
+    md = marked_md("flux", interval_seconds=2)
+    api = Dropping()
+    rec = gitops.GitOps(api, Store(md), None, ("cluster.x-k8s.io", "v1beta2"))
+    for now in (0.0, 1.0, 2.0):
+        rec.reconcile_all(now=now)
+    assert api.sent[0] is None and len(api.sent) == 2, api.sent  # at 0 (dropped) and 2 (applied)
+    assert api.sent[1]["params"] == {"fieldManager": "kustomize-controller", "force": "true"}

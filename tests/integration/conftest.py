@@ -86,8 +86,8 @@ def modules_fleet(capi_version):
                 {"name": "wj", "namespace": "team-j",
                  "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
                                          {"name": "md-2", "replicas": 1}]},
-                # field owners (test_field_owners.py): crafted managedFields (md-0..2), live GitOps reconcilers (md-3, md-4)
-                {"name": "wg", "namespace": "team-g",
+                # field owners (test_field_owners.py, its own namespace: the guide examples wait for all of team-g): crafted managedFields (md-0..2), live GitOps reconcilers (md-3, md-4)
+                {"name": "wg", "namespace": "team-w",
                  "machine_deployments": [{"name": "md-0", "replicas": 1}, {"name": "md-1", "replicas": 1},
                                          {"name": "md-2", "replicas": 1},
                                          {"name": "md-3", "replicas": 1, "gitops": {"reconciler": "flux", "interval_seconds": 2}},

@@ -4,7 +4,7 @@ import pytest
 
 pytestmark = pytest.mark.needs_controller
 
-NS = "team-g"
+NS = "team-w"
 MANAGER = "fieldManager=capi-rollout"
 
 

@@ -13,6 +13,8 @@ import logging
 import threading
 import time
 
+import urllib3
+
 from .kubeapi import ApiError, resource_path
 
 log = logging.getLogger("capisim.gitops")
@@ -68,13 +70,18 @@ class GitOps:
 
     def _run(self):
         while not self.stop.wait(0.5):
-            for md in self.store.list("MachineDeployment"):
-                annotations = md["metadata"].get("annotations") or {}
-                if annotations.get(RECONCILER) in MANAGERS:
-                    try:
-                        self.reconcile(md, annotations)
-                    except ApiError as err:  # the next interval tries again
-                        log.warning("gitops %s/%s: %s", md["metadata"]["namespace"], md["metadata"]["name"], err)
+            self.reconcile_all()
+
+    def reconcile_all(self, now=None):
+        for md in self.store.list("MachineDeployment"):
+            annotations = md["metadata"].get("annotations") or {}
+            if annotations.get(RECONCILER) in MANAGERS:
+                try:
+                    self.reconcile(md, annotations, now=now)
+                # An API server that restarts or hangs (tests do both) must not end the thread; the next interval
+                # tries again, as Flux and Argo CD do.
+                except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+                    log.warning("gitops %s/%s: %s", md["metadata"]["namespace"], md["metadata"]["name"], err)
 
     def reconcile(self, md, annotations, now=None):
         now = time.monotonic() if now is None else now

@@ -112,8 +112,10 @@ def _until(predicate, timeout, what):
 
 
 @pytest.mark.needs_controller
+@pytest.mark.api_server_fault
 def test_an_api_server_restart_during_the_wait_does_not_fail_it(capi):
     """15 s without an API server in the middle of a rollout: the watch and the lists wait it out."""
+    capi.slow_machines("wo-md-0", 10, namespace="team-o")
     before = capi.get("MachineDeployment", "wo-md-0", namespace="team-o")["metadata"]["resourceVersion"]
     join = _in_background(lambda: capi.run("capi_rollout_restart", namespace="team-o", name="wo-md-0", rollout_id="outage",
                                            wait=True, wait_timeout=300, stall_timeout=120))
@@ -127,7 +129,9 @@ def test_an_api_server_restart_during_the_wait_does_not_fail_it(capi):
 
 
 @pytest.mark.needs_controller
+@pytest.mark.api_server_fault
 def test_wait_timeout_holds_while_the_api_server_hangs(capi):
+    capi.slow_machines("wh-md-0", 60, namespace="team-o")
     before = capi.get("MachineDeployment", "wh-md-0", namespace="team-o")["metadata"]["resourceVersion"]
     started = time.monotonic()
     join = _in_background(lambda: capi.run("capi_rollout_restart", namespace="team-o", name="wh-md-0", rollout_id="hang",
@@ -168,6 +172,7 @@ HANG_BOUND = 50
 
 
 @pytest.mark.needs_controller
+@pytest.mark.api_server_fault
 def test_capi_rollout_wait_ends_on_time_while_the_api_server_hangs(capi):
     """capi_rollout_wait through its action plugin, progress_interval 5 (several module calls, each handed the time
     the wait has left): the API server frozen before the task (nothing ever answers: unreachable) and in the middle
@@ -196,6 +201,7 @@ def test_capi_rollout_wait_ends_on_time_while_the_api_server_hangs(capi):
     assert took < HANG_BOUND, took
 
 
+@pytest.mark.api_server_fault
 def test_capi_rollout_lock_ends_on_time_while_the_api_server_hangs(capi):
     """capi_rollout_lock waiting for a lock another holder has: it takes it once that lease goes stale (positive
     control); with the API server frozen in the middle of the wait it ends by wait_timeout + grace, naming the Lease."""

@@ -21,6 +21,8 @@ description:
     O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
+  - V(end_check) - what the check at the end of the run found (O(wait)): an object of an earlier wave changed or deleted
+    since it succeeded fails, naming who changed it; returns C(objects) and C(status) (V(null) when all is well).
 positional: _input, step
 options:
   _input:
@@ -30,7 +32,7 @@ options:
   step:
     description: The step that ran.
     type: str
-    choices: [switched, rolled_out, wave_failed, undone, undo_failed]
+    choices: [switched, rolled_out, wave_failed, undone, undo_failed, end_check]
     required: true
   wave:
     description: The wave (V(wave_failed)) - C(name) and C(kind), as in the plan's C(waves).
@@ -54,7 +56,9 @@ options:
     type: list
     elements: dict
   wait:
-    description: The registered result of the wave's M(capi.rollout.capi_rollout_wait), C({}) when it did not run (V(wave_failed)).
+    description:
+      - The registered result of the wave's M(capi.rollout.capi_rollout_wait), C({}) when it did not run (V(wave_failed)).
+      - The registered result of the check at the end of the run, a M(capi.rollout.capi_rollout_wait) (V(end_check)).
     type: dict
   failed_task:
     description: The name of the task that failed (V(wave_failed)).
@@ -64,7 +68,7 @@ options:
     description: The result of the task that failed, C(ansible_failed_result) (V(wave_failed), V(undo_failed)).
     type: dict
   refresh_id:
-    description: The refresh id (V(wave_failed)); the next step names it and the undo records C(<refresh_id>-undo).
+    description: The refresh id (V(wave_failed), V(end_check)); the next step names it and the undo records C(<refresh_id>-undo).
     type: str
   settings:
     description: C(stall_timeout), C(wait_timeout) and C(soak_seconds), named in the failure reasons (V(wave_failed)).
@@ -83,7 +87,7 @@ options:
     description: When the undo started (V(undone), V(undo_failed)).
     type: str
   now:
-    description: The API server's current time (P(capi.rollout.rollout_server_time#filter)) (V(switched), V(wave_failed), V(undo_failed)).
+    description: The API server's current time (P(capi.rollout.rollout_server_time#filter)) (V(switched), V(wave_failed), V(undo_failed), V(end_check)).
     type: str
 '''
 
@@ -105,7 +109,7 @@ _value:
     - The objects with the step recorded; for V(wave_failed) a dictionary of C(objects), C(status) (the management
       cluster's C(result), C(failure_reason) and C(next_step)), C(failed_refs), C(wave) (its name), C(undo) (the
       MachineDeployments to switch back, as M(capi.rollout.capi_rollout_wait) objects; empty when nothing is undone),
-      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)).
+      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)); for V(end_check) C(objects) and C(status).
   type: dict
 '''
 
@@ -121,6 +125,7 @@ STEPS = {
     "wave_failed": ("wave", "wave_objects", "refresh_id", "settings", "now"),
     "undone": ("failure", "undo_wait", "started"),
     "undo_failed": ("failure", "started", "now"),
+    "end_check": ("wait", "refresh_id", "now"),
 }
 
 
@@ -131,7 +136,7 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
         raise AnsibleFilterError(f"rollout_refresh_record: step must be one of {', '.join(STEPS)}, got {step!r}")
     if not isinstance(objects, dict):
         raise AnsibleFilterError("rollout_refresh_record: the input must be a dictionary of objects by ref")
-    given = {"wave": wave, "wave_objects": wave_objects, "resources": resources, "refresh_id": refresh_id, "settings": settings,
+    given = {"wave": wave, "wave_objects": wave_objects, "resources": resources, "wait": wait, "refresh_id": refresh_id, "settings": settings,
              "failure": failure, "undo_wait": undo_wait, "started": started, "now": now}
     missing = [name for name in STEPS[step] if given[name] is None]
     if missing:
@@ -143,6 +148,8 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
     if step == "wave_failed":
         return refresh_record.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
                                           now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart))
+    if step == "end_check":
+        return refresh_record.end_check(objects, wait, now, refresh_id)
     if step == "undone":
         return refresh_record.undone(objects, failure, undo_wait, started)
     return refresh_record.undo_failed(objects, failure["undo_refs"], started, now, failed_result)

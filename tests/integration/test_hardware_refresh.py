@@ -420,6 +420,12 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
+def waiting(run, host, md):
+    """Whether the background ``run`` printed the progress of its wait for ``md`` on ``host``."""
+    return any(line.startswith(f"{host} | ") and f"Waiting for machinedeployment/default/{md} rollout" in line
+               for line in run.output().splitlines())
+
+
 def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_as_such(hw, tmp_path):
     """As admin while the waves roll: on hw-east one MachineDeployment of a two-object wave is deleted, on hw-west the
     target template of the switch (its Machines were made already: the rollout completes). Neither ends SUCCEEDED nor
@@ -430,9 +436,6 @@ def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_
     originals = {md: east.infra_template("MachineDeployment", md) for md in (gone_md, kept_md)}
     originals[lost] = west.infra_template("MachineDeployment", lost)
 
-    def waiting(host, md):
-        return any(line.startswith(f"{host} | ") and f"Waiting for machinedeployment/default/{md} rollout" in line
-                   for line in first.output().splitlines())
     slow = {md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "10"}} for md in originals}
     first = Background(hw.inventory, "hardware_refresh.yml",
                        dict(FAST, refresh_id="it-gone", template_overrides=overrides("gone"), clusters=["e8", "w7"],
@@ -440,7 +443,7 @@ def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_
                        tmp_path / "report", limit="hw-east,hw-west")
     try:
         # once the waits have begun (their first progress lines): gone while they watch, not before
-        wait_for("the waits of the wave", lambda: waiting("hw-east", gone_md) and waiting("hw-west", lost), 120)
+        wait_for("the waits of the wave", lambda: waiting(first, "hw-east", gone_md) and waiting(first, "hw-west", lost), 120)
         target = west.infra_template("MachineDeployment", lost)
         west.admin.delete(west.path("DockerMachineTemplate", "default", target))
         east.admin.delete(east.path("MachineDeployment", "default", gone_md))
@@ -823,3 +826,39 @@ def test_restart_playbook_replaces_every_machine_on_its_template_once(hw, tmp_pa
     assert allowed.rc == 0, allowed.explain()
     assert lab.requests(mark), "both runs read the management cluster"
     assert {w["objectRef"]["resource"] for w in lab.writes(mark)} <= {"leases"}, "nothing but the lock was written"
+
+
+def test_a_pool_switched_back_after_its_wave_is_named_by_the_check_at_the_end_of_the_run(hw, tmp_path):
+    """Two waves on hw-west (v1.14): while the second rolls out, a colleague puts the first wave's pool back on its old
+    template. The check at the end of the run finds it: that pool fails, naming the field manager and the time, it is
+    not undone (that would fight the colleague), the management cluster fails; the second wave's pool succeeded."""
+    west = mgmts(hw)["hw-west"]
+    first_md, second_md = "w8-md-0", "w8-md-1"
+    original = west.infra_template("MachineDeployment", first_md)
+    slow = {second_md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "10"}}}
+    run = Background(hw.inventory, "hardware_refresh.yml",
+                     dict(FAST, refresh_id="it-end-check", template_overrides=overrides("end-check"), clusters=["w8"],
+                          object_templates=slow, max_in_flight=1, canary=False),
+                     tmp_path / "report", limit="hw-west")
+    try:
+        wait_for("the wait of the second wave", lambda: waiting(run, "hw-west", second_md), 120)
+        assert west.infra_template("MachineDeployment", first_md) != original  # positive control: the first was switched
+        west.admin.request("PATCH", west.path("MachineDeployment", "default", first_md),
+                           body={"spec": {"template": {"spec": {"infrastructureRef": {"name": original}}}}},
+                           params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+        done = run.wait(300)
+    finally:
+        if run.proc.poll() is None:
+            run.kill()
+    assert done.rc == 2, done.explain()
+    entry = done.cluster("hw-west")
+    assert entry["result"] == "failed", entry
+    assert entry["failure_reason"].startswith(f"the check at the end of the run failed: machinedeployment/default/{first_md}: ")
+    assert [wave["result"] for wave in entry["waves"]] == ["succeeded", "succeeded"], entry["waves"]
+    reverted = done.obj("hw-west", first_md)
+    assert reverted["result"] == "failed" and reverted.get("undo") is None, reverted
+    assert reverted["failure_reason"].startswith("changed after its wave: ") and "changed by kubectl-edit at " in \
+        reverted["failure_reason"], reverted
+    assert reverted["after"]["infrastructure_ref"]["name"] == original  # read back, not the plan
+    assert west.infra_template("MachineDeployment", first_md) == original  # left to the colleague
+    assert done.obj("hw-west", second_md)["result"] == "succeeded"

@@ -257,6 +257,39 @@ def undo_failed(objects, refs, started, now, failed_result):
     return _apply(objects, {ref: change for ref in refs or []})
 
 
+def end_check(objects, wait, now, refresh_id):
+    """Record what the check at the end of the run found (``wait``: the registered result of capi_rollout_wait over
+    the objects that succeeded in the earlier waves, each held to the template this run put it on). An object changed
+    since its wave - a GitOps reconciler putting Git's template back, a colleague's edit: the wait names the field
+    manager and the time - or deleted fails, and so does the management cluster; nothing is undone (that would fight
+    whoever changed it). Returns {objects, status}; ``status`` is None when every object is where the run left it."""
+    wait = wait or {}
+    if not wait.get("failed"):
+        return {"objects": objects, "status": None}
+    resources = _by_ref(wait.get("resources"))
+    changes = {}
+    for ref in wait.get("failed_refs") or []:
+        if ref not in objects:
+            continue
+        if wait.get("reason") == "deleted":
+            changes[ref] = {"result": "deleted",
+                            "failure_reason": f"deleted after its wave (seen gone at {wait.get('ended') or now})"}
+            continue
+        resource = resources.get(ref, {})
+        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing")
+                                         or resource.get("message") or wait.get("msg")))
+        changes[ref] = {"result": "failed", "failure_reason": f"changed after its wave: {cause}",
+                        "after": resource.get("template") or objects[ref].get("after")}
+    objects = _apply(objects, changes)
+    found = " | ".join(f"{objects[ref]['ref']}: {objects[ref]['failure_reason']}" for ref in changes)
+    return {"objects": objects, "status": {
+        "result": "failed",
+        "failure_reason": f"the check at the end of the run failed: {found or wait.get('msg', 'failed')}",
+        "next_step": ("Find out why it changed (the field manager named above): where Git, Helm or the Cluster topology "
+                      "holds the template, change it there (docs/gitops.md). A re-run with refresh_id "
+                      f"{refresh_id} switches it again where field_owners allows it.")}}
+
+
 def report_objects(objects, order):
     """The objects in plan order, as the report shows them (without the role's own fields)."""
     return [{key: value for key, value in objects[ref].items() if key not in PRIVATE_FIELDS} for ref in order or []]

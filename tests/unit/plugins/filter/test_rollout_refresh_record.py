@@ -37,6 +37,14 @@ def test_a_failed_wave_then_its_undo():
     assert out[REF]["undo"]["result"] == "failed" and "(gone)" in out[REF]["next_step"]
 
 
+def test_the_end_check_step():
+    wait = {"failed": True, "reason": "drift", "failed_refs": [REF], "resources": [{"ref": REF, "drift": "changed by x at t."}]}
+    out = record(OBJECTS, "end_check", wait=wait, refresh_id="hw-1", now="t1")
+    assert out["objects"][REF]["failure_reason"] == "changed after its wave: changed by x at t"
+    assert out["status"]["result"] == "failed"
+    assert record(OBJECTS, "end_check", wait={"failed": False}, refresh_id="hw-1", now="t1")["status"] is None
+
+
 @pytest.mark.parametrize("args, kwargs, message", [
     (("nope",), {}, "step must be one of switched, rolled_out"),
     (("rolled_out",), {}, "step rolled_out needs resources"),

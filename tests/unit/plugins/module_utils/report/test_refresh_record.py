@@ -311,3 +311,36 @@ def test_check_mode_shows_the_plan():
     assert out["result"] == "planned" and out["failure_reason"] is None
     assert out["started"] is None and out["finished"] is None
     assert out["waves"] == [{"name": "wave-1", "result": "planned"}]
+
+
+def test_the_end_check_fails_an_object_changed_after_its_wave_naming_who_and_undoes_nothing():
+    a, b = obj("a", result="succeeded"), obj("b", result="succeeded")
+    objects = by_ref(a, b)
+    assert refresh_record.end_check(objects, {"failed": False, "resources": [resource(a), resource(b)]}, NOW, "r1") == \
+        {"objects": objects, "status": None}
+    drift = ("machinedeployment/default/a is on DockerMachineTemplate a-old, not on the target a-new: its template was "
+             "changed by kustomize-controller at 2026-11-30T05:59:00Z during the rollout.")
+    back = {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "a-old"}, "version": "v1.30.4"}
+    wait = {"failed": True, "reason": "drift", "failed_refs": [a["ref"]], "msg": "1 of 2 failed",
+            "resources": [resource(a, done=False, template=back, drift=drift), resource(b)]}
+    out = refresh_record.end_check(objects, wait, NOW, "r1")
+    changed = out["objects"][a["ref"]]
+    assert changed["result"] == "failed" and changed["after"] == back  # read back by the check, not the plan
+    assert changed["failure_reason"].startswith("changed after its wave: machinedeployment/default/a is on")
+    assert "changed by kustomize-controller at 2026-11-30T05:59:00Z" in changed["failure_reason"]
+    assert "undo" not in changed and out["objects"][b["ref"]] == b
+    assert out["status"]["result"] == "failed"
+    assert out["status"]["failure_reason"].startswith("the check at the end of the run failed: machinedeployment/default/a: ")
+    assert "refresh_id r1" in out["status"]["next_step"] and "docs/gitops.md" in out["status"]["next_step"]
+
+
+def test_the_end_check_records_an_object_deleted_after_its_wave_and_a_failure_without_objects():
+    a = obj("a", result="succeeded")
+    out = refresh_record.end_check(by_ref(a), {"failed": True, "reason": "deleted", "failed_refs": [a["ref"]],
+                                               "ended": NOW}, NOW, "r1")
+    assert out["objects"][a["ref"]]["result"] == "deleted"
+    assert out["objects"][a["ref"]]["failure_reason"] == f"deleted after its wave (seen gone at {NOW})"
+    unreachable = refresh_record.end_check(by_ref(a), {"failed": True, "reason": "unreachable",
+                                                       "msg": "cannot reach the API server"}, NOW, "r1")
+    assert unreachable["objects"] == by_ref(a)
+    assert unreachable["status"]["failure_reason"] == "the check at the end of the run failed: cannot reach the API server"

@@ -21,7 +21,7 @@ description:
     O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
-  - V(end_check) - what the check at the end of the run found (O(wait)): an object of an earlier wave changed or deleted
+  - V(end_check) - what the check at the end of the run found (O(wait)). An object of an earlier wave changed or deleted
     since it succeeded fails, naming who changed it; returns C(objects) and C(status) (V(null) when all is well).
 positional: _input, step
 options:

@@ -87,7 +87,8 @@ def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=
 
 
 class Background:
-    """ansible-playbook running in its own process group, its output in a file."""
+    """ansible-playbook running in its own process group, its output in a file; as a context manager, killed at the end
+    of the block when it still runs."""
 
     def __init__(self, inventory, playbook, extra_vars, report_dir, limit=None, log=None):
         self.report_dir = Path(report_dir)
@@ -97,6 +98,14 @@ class Background:
         self._out = open(self.log, "w", encoding="utf-8")  # pylint: disable=consider-using-with
         self.proc = subprocess.Popen(_command(inventory, playbook, extra, limit=limit), cwd=str(REPO), env=playbook_env(),
                                      stdout=self._out, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:  # the test failed before the run ended
+            self.kill()
+        return False
 
     def output(self):
         if not self._out.closed:

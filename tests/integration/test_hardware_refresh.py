@@ -386,19 +386,11 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
     slow = {md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}} for md in pools.values()}
     extra = dict(FAST, refresh_id="it-drift", template_overrides=overrides("drift"), clusters=["e5", "w5"],
                  object_templates=slow, undo_on_failure=False)
-    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east,hw-west")
-    try:
+    with Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east,hw-west") as first:
         for host, md in pools.items():
             wait_for(f"{md} switched", lambda h=host, m=md: clusters[h].infra_template("MachineDeployment", m) != originals[h], 120)
-            mgmt = clusters[host]
-            # as `kubectl edit` writes it: the drift names that field manager
-            mgmt.admin.request("PATCH", mgmt.path("MachineDeployment", "default", md),
-                               body={"spec": {"template": {"spec": {"infrastructureRef": {"name": originals[host]}}}}},
-                               params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+            hand_edit(clusters[host], md, originals[host])
         run = first.wait(300)
-    finally:
-        if first.proc.poll() is None:
-            first.kill()
     assert run.rc != 0, run.explain()
     for host, md in pools.items():
         assert run.cluster(host)["result"] == "failed", run.cluster(host)
@@ -420,6 +412,13 @@ def test_a_hand_edit_mid_wave_is_reported_as_drift_and_a_rerun_switches_again(hw
         assert on_cluster != originals[host] and obj["after"]["infrastructure_ref"]["name"] == on_cluster
 
 
+def hand_edit(mgmt, md, template):
+    """Switch ``md`` to ``template`` as `kubectl edit` writes it (field manager kubectl-edit, which drift messages name)."""
+    mgmt.admin.request("PATCH", mgmt.path("MachineDeployment", "default", md),
+                       body={"spec": {"template": {"spec": {"infrastructureRef": {"name": template}}}}},
+                       params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+
+
 def waiting(run, host, md):
     """Whether the background ``run`` printed the progress of its wait for ``md`` on ``host``."""
     return any(line.startswith(f"{host} | ") and f"Waiting for machinedeployment/default/{md} rollout" in line
@@ -437,20 +436,16 @@ def test_a_machine_deployment_or_a_target_template_deleted_mid_wave_is_reported_
     originals[lost] = west.infra_template("MachineDeployment", lost)
 
     slow = {md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "10"}} for md in originals}
-    first = Background(hw.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-gone", template_overrides=overrides("gone"), clusters=["e8", "w7"],
-                            object_templates=slow, max_in_flight=2, canary=False),
-                       tmp_path / "report", limit="hw-east,hw-west")
-    try:
+    with Background(hw.inventory, "hardware_refresh.yml",
+                    dict(FAST, refresh_id="it-gone", template_overrides=overrides("gone"), clusters=["e8", "w7"],
+                         object_templates=slow, max_in_flight=2, canary=False),
+                    tmp_path / "report", limit="hw-east,hw-west") as first:
         # once the waits have begun (their first progress lines): gone while they watch, not before
         wait_for("the waits of the wave", lambda: waiting(first, "hw-east", gone_md) and waiting(first, "hw-west", lost), 120)
         target = west.infra_template("MachineDeployment", lost)
         west.admin.delete(west.path("DockerMachineTemplate", "default", target))
         east.admin.delete(east.path("MachineDeployment", "default", gone_md))
         run = first.wait(300)
-    finally:
-        if first.proc.poll() is None:
-            first.kill()
     assert run.rc == 2, run.explain()
 
     entry = run.cluster("hw-east")
@@ -494,17 +489,11 @@ def test_the_automatic_undo_leaves_a_pool_edited_mid_wave_alone_and_names_the_ed
         "spec": template["spec"]})
     extra = dict(FAST, refresh_id="it-undo-edit", template_overrides=overrides("undo-edit"), clusters=["e9"],
                  object_templates={md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}}})
-    first = Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east")
-    try:
+    with Background(hw.inventory, "hardware_refresh.yml", extra, tmp_path / "first", limit="hw-east") as first:
         wait_for(f"{md} switched", lambda: east.infra_template("MachineDeployment", md) != original, 120)
         target = east.infra_template("MachineDeployment", md)
-        east.admin.request("PATCH", east.path("MachineDeployment", "default", md),
-                           body={"spec": {"template": {"spec": {"infrastructureRef": {"name": hand}}}}},
-                           params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+        hand_edit(east, md, hand)
         run = first.wait(300)
-    finally:
-        if first.proc.poll() is None:
-            first.kill()
     assert run.rc != 0, run.explain()
     obj = run.obj("hw-east", md)
     assert obj["result"] == "failed" and "changed by kubectl-edit at " in obj["failure_reason"], obj
@@ -685,11 +674,10 @@ def test_a_lock_taken_by_someone_else_mid_run_fails_the_wave_and_the_release_is_
     at the end finds the colleague's lock - reported as such in the notes, the lock never shown as released."""
     lab = mgmts(hw)["hw-lab"]
     slow = {"l5-md-0": {"annotations": {"sim.capi-rollout.dev/provision-seconds": "20"}}}
-    first = Background(hw.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-lost", template_overrides=overrides("lost"), clusters=["l5"],
-                            object_templates=slow, undo_on_failure=False, lock_duration=6),
-                       tmp_path / "first", limit="hw-lab")
-    try:
+    with Background(hw.inventory, "hardware_refresh.yml",
+                    dict(FAST, refresh_id="it-lost", template_overrides=overrides("lost"), clusters=["l5"],
+                         object_templates=slow, undo_on_failure=False, lock_duration=6),
+                    tmp_path / "first", limit="hw-lab") as first:
         wait_for("the run to switch l5-md-0", lambda: "it-lost" in [
             e["rollout_id"] for e in lab.history("MachineDeployment", "l5-md-0")], 120)
         lease = lab.lease()
@@ -698,9 +686,6 @@ def test_a_lock_taken_by_someone_else_mid_run_fails_the_wave_and_the_release_is_
                              renewTime=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
         lab.admin.replace(resource_path("coordination.k8s.io", "v1", "leases", "default", "capi-rollout-lock"), lease)
         run = first.wait(300)
-    finally:
-        if first.proc.poll() is None:
-            first.kill()
     assert run.rc != 0, run.explain()
     entry = run.cluster("hw-lab")
     assert entry["result"] == "failed", entry
@@ -836,20 +821,14 @@ def test_a_pool_switched_back_after_its_wave_is_named_by_the_check_at_the_end_of
     first_md, second_md = "w8-md-0", "w8-md-1"
     original = west.infra_template("MachineDeployment", first_md)
     slow = {second_md: {"annotations": {"sim.capi-rollout.dev/provision-seconds": "10"}}}
-    run = Background(hw.inventory, "hardware_refresh.yml",
-                     dict(FAST, refresh_id="it-end-check", template_overrides=overrides("end-check"), clusters=["w8"],
-                          object_templates=slow, max_in_flight=1, canary=False),
-                     tmp_path / "report", limit="hw-west")
-    try:
+    with Background(hw.inventory, "hardware_refresh.yml",
+                    dict(FAST, refresh_id="it-end-check", template_overrides=overrides("end-check"), clusters=["w8"],
+                         object_templates=slow, max_in_flight=1, canary=False),
+                    tmp_path / "report", limit="hw-west") as run:
         wait_for("the wait of the second wave", lambda: waiting(run, "hw-west", second_md), 120)
         assert west.infra_template("MachineDeployment", first_md) != original  # positive control: the first was switched
-        west.admin.request("PATCH", west.path("MachineDeployment", "default", first_md),
-                           body={"spec": {"template": {"spec": {"infrastructureRef": {"name": original}}}}},
-                           params={"fieldManager": "kubectl-edit"}, content_type="application/merge-patch+json")
+        hand_edit(west, first_md, original)
         done = run.wait(300)
-    finally:
-        if run.proc.poll() is None:
-            run.kill()
     assert done.rc == 2, done.explain()
     entry = done.cluster("hw-west")
     assert entry["result"] == "failed", entry

@@ -131,6 +131,13 @@ def rolled_out(objects, resources):
                             for res in resources or []})
 
 
+def _cause(resource, default):
+    """Why the wait failed an object, from its ``resource`` (capi_rollout_wait): the drift, the missing template or the
+    last message, else ``default``; without a closing full stop (the record adds its own words around it)."""
+    return re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing") or resource.get("message")
+                                    or default))
+
+
 def _phrase(reason, settings, failed_task):
     phrases = {
         "stalled": f"stalled: no replica count or condition changed for {settings.get('stall_timeout')}s",
@@ -202,8 +209,7 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
             continue
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
-        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing") or resource.get("message")
-                                         or msg))
+        cause = _cause(resource, msg)
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
         changes[ref] = {"result": "failed", "finished": wait.get("ended", now),
                         "failure_reason": f"{phrase}: {cause}{machine_text}", "stuck_machines": machines,
@@ -276,8 +282,7 @@ def end_check(objects, wait, now, refresh_id):
                             "failure_reason": f"deleted after its wave (seen gone at {wait.get('ended') or now})"}
             continue
         resource = resources.get(ref, {})
-        cause = re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing")
-                                         or resource.get("message") or wait.get("msg")))
+        cause = _cause(resource, wait.get("msg"))
         changes[ref] = {"result": "failed", "failure_reason": f"changed after its wave: {cause}",
                         "after": resource.get("template") or objects[ref].get("after")}
     objects = _apply(objects, changes)

@@ -37,8 +37,10 @@ import copy
 import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import history_events
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import labelselector
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
@@ -59,6 +61,8 @@ SOURCE_RECORD = "record"
 SOURCE_BOTH = "both"
 
 _TEXT_FIELDS = ("at", "action", "rollout_id", "reason", "actor", "rollout_after")
+# What only the newest revision entry keeps (core.history_events.snapshot_fields).
+_SNAPSHOT_KEYS = ("snapshot", "digest")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,28 +170,53 @@ def valid_entry(entry):
     return all(_is_text(entry[key]) for key in _TEXT_FIELDS if key in entry and entry[key] is not None)
 
 
-def read_record(obj):
-    """(entries, warnings): the readable entries of ``obj``'s history annotation, oldest first
-    (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
-    gives [] and a warning, unreadable entries are skipped with a warning."""
+def _read(obj):
+    """(revision entries, change entries, warnings) of ``obj``'s history annotation; see read_record."""
     raw = (paths.get_path(obj, "metadata.annotations", {}) or {}).get(keys.HISTORY_ANNOTATION)
     if raw is None or raw == "":
-        return [], []
+        return [], [], []
     where = f"{ref_of(obj)}: annotation {keys.HISTORY_ANNOTATION}"
     try:
         data = json.loads(raw)
     except (TypeError, ValueError):
-        return [], [f"{where} is not valid JSON and was ignored; the next recorded change replaces it"]
+        return [], [], [f"{where} is not valid JSON and was ignored; the next recorded change replaces it"]
     if not isinstance(data, list):
-        return [], [f"{where} is not a JSON list and was ignored; the next recorded change replaces it"]
+        return [], [], [f"{where} is not a JSON list and was ignored; the next recorded change replaces it"]
     entries = [entry for entry in data if valid_entry(entry)]
+    change_entries = [entry for entry in data if history_events.valid_change_entry(entry)]
     warnings = []
-    skipped = len(data) - len(entries)
+    skipped = len(data) - len(entries) - len(change_entries)
     if skipped:
         noun = "entry" if skipped == 1 else "entries"
         warnings.append(f"{where}: {skipped} unreadable {noun} ignored; the next recorded change drops them")
     entries.sort(key=lambda entry: entry["revision"])
+    change_entries.sort(key=_order)
+    return entries, change_entries, warnings
+
+
+def read_record(obj):
+    """(entries, warnings): the readable revision entries of ``obj``'s history annotation, oldest first
+    (ordered by revision; a hand-edited order is tolerated). Never raises: an unreadable annotation
+    gives [] and a warning, unreadable entries are skipped with a warning. Change entries (no revision,
+    core.history_events) are read by read_changes."""
+    entries, _change_entries, warnings = _read(obj)
     return entries, warnings
+
+
+def read_changes(obj):
+    """The change entries of ``obj``: those stored in its record, then those seen since the newest record entry's
+    snapshot and not stored yet (each marked ``stored``: False), oldest first."""
+    entries, change_entries, _warnings = _read(obj)
+    stored = [dict(entry, stored=True) for entry in change_entries]
+    pending = history_events.changes_since(obj, entries[-1]) if entries else []
+    return stored + [dict(entry, stored=False) for entry in pending]
+
+
+def _order(item):
+    """Record order: revision entry N, then the changes seen since it (by time), then entry N+1."""
+    if "revision" in item:
+        return (item["revision"], 0, "")
+    return (item["since"], 1, item.get("at") or "~")
 
 
 def serialize(entries):
@@ -212,19 +241,34 @@ def validate_history_limit(history_limit, ref=None):
 
 
 def trim(entries, history_limit=DEFAULT_HISTORY_LIMIT, max_bytes=MAX_RECORD_BYTES):
-    """The newest ``history_limit`` entries, then fewer while the JSON exceeds ``max_bytes`` (the
-    newest entry is always kept)."""
-    kept = list(entries)[-max(1, int(history_limit)):]
+    """The record to write from revision and change entries: the newest ``history_limit`` revision entries, the
+    newest ``history_limit`` change entries since the oldest of them, the snapshot only on the newest revision
+    entry, then fewer (oldest first) while the JSON exceeds ``max_bytes`` (the newest entry is always kept)."""
+    limit = max(1, int(history_limit))
+    items = sorted(entries, key=_order)
+    revisions = [item for item in items if "revision" in item][-limit:]
+    oldest = revisions[0]["revision"] if revisions else 0
+    change_entries = [item for item in items if "revision" not in item and item["since"] >= oldest][-limit:]
+    newest = revisions[-1] if revisions else None
+    kept = [item if item is newest else {key: value for key, value in item.items() if key not in _SNAPSHOT_KEYS}
+            for item in sorted(revisions + change_entries, key=_order)]
     while len(kept) > 1 and len(serialize(kept).encode("utf-8")) > max_bytes:
         kept.pop(0)
     return kept
+
+
+def _new_record(obj, entries, entry, history_limit):
+    """The entries to write: ``entries`` (the revision entries as read), the change entries of ``obj`` (stored, and
+    seen since its newest entry: stored now, with this write) and the new ``entry``."""
+    change_entries = [{key: value for key, value in item.items() if key != "stored"} for item in read_changes(obj)]
+    return trim(list(entries) + change_entries + [entry], history_limit)
 
 
 def record_with_entry(obj, entry, history_limit=DEFAULT_HISTORY_LIMIT):
     """The new value of ``obj``'s history annotation with ``entry`` appended: readable old entries
     (corrupt ones dropped), bounded by ``history_limit`` and MAX_RECORD_BYTES."""
     entries, _warnings = read_record(obj)
-    return serialize(trim(entries + [entry], history_limit))
+    return serialize(_new_record(obj, entries, entry, history_limit))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,11 +319,12 @@ def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entr
     change itself). Diffs show a summary plus the new entry instead of the whole JSON."""
     if entries is None:
         entries, _warnings = read_record(obj)
-    new_entries = trim(list(entries) + [entry], history_limit)
+    new_entries = _new_record(obj, entries, entry, history_limit)
     path = ("metadata", "annotations", keys.HISTORY_ANNOTATION)
     before_raw = paths.get_path(obj, path)
     before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
-    after_text = f"{_display(new_entries)}; new: {serialize(entry)}"
+    shown = {key: value for key, value in entry.items() if key not in _SNAPSHOT_KEYS}
+    after_text = f"{_display([item for item in new_entries if 'revision' in item])}; new: {serialize(shown)}"
     changes.record(path, before_raw, serialize(new_entries), display=(before_text, after_text))
     return new_entries
 
@@ -426,6 +471,7 @@ def _public(row, current, full=False):
         "template": tmpl.identity(identity),
         "time": entry.get("at") or (paths.get_path(ms, "metadata.creationTimestamp") if ms is not None and row["reused_as"] is None else None),
         "action": entry.get("action"),
+        "cause": _entry_cause(entry),
         "reason": entry.get("reason"),
         "rollout_id": entry.get("rollout_id"),
         "actor": entry.get("actor"),
@@ -469,10 +515,11 @@ def merged_history(md, machine_sets=None, record=None, api_version=None, full=Fa
     ``machine_sets``: MachineSets of the namespace (ownership is decided here); ``record``: parsed
     entries (default: read from ``md``; warnings are dropped - use history_info for them).
     Row: {revision, current, source: machineset|record|both, template (normalized identity), time,
-    action, reason, rollout_id, actor, machine_set, replicas, previous_revision, changes, change_notes
+    action, cause, reason, rollout_id, actor, machine_set, replicas, previous_revision, changes, change_notes
     [, reused_as][, note]} (see revision_changes; ``templates`` as there); ``full`` adds record,
     replaced, and for MachineSets machine_set_template (hash label removed), machine_set_created,
-    machine_set_replicas, revision_history.
+    machine_set_replicas, revision_history. The changes made besides revisions (change_rows) sit between the
+    revisions they came after and before.
     """
     del api_version  # identities do not depend on it; kept for symmetry with the other readers
     rows = collect(md, machine_sets, record)
@@ -480,7 +527,65 @@ def merged_history(md, machine_sets=None, record=None, api_version=None, full=Fa
     out = [_public(rows[revision], current, full=full) for revision in sorted(rows, reverse=True)]
     for index, row in enumerate(out):
         row.update(revision_changes(out[index + 1] if index + 1 < len(out) else None, row, templates))
-    return out
+        _fill_cause(row)
+    pending = change_rows(md, machine_sets)
+    merged = []
+    for row in out:
+        merged.extend(change for change in pending if change["since_revision"] >= row["revision"])
+        pending = [change for change in pending if change["since_revision"] < row["revision"]]
+        merged.append(row)
+    return merged + pending
+
+
+def _entry_cause(entry):
+    """The cause class of a record entry: an undo or a switch changes the template, a restart only the trigger."""
+    if not entry:
+        return None
+    if entry.get("in_place") == "allow":
+        return history_events.IN_PLACE_UPDATE
+    if entry.get("action") == "rolled_back" or "from" in entry:
+        return history_events.TEMPLATE
+    return history_events.TRIGGER
+
+
+def _fill_cause(row):
+    """The cause of a revision the record does not hold (a MachineSet of a change made elsewhere): the template when
+    it differs from the revision before, else the trigger."""
+    if row["cause"] is None and row["previous_revision"] is not None:
+        row["cause"] = history_events.TEMPLATE if row["changes"] else history_events.TRIGGER
+
+
+def _produced(md, machine_sets, change):
+    """The MachineSet a template or trigger change made: the oldest owned one of a later revision created at or
+    after it (None when unknown, e.g. deleted since on v1.11+)."""
+    if change["cause"] not in (history_events.TEMPLATE, history_events.TRIGGER):
+        return None
+    found = []
+    for ms in owned_machine_sets(md, machine_sets):
+        revision, created = views.revision_of(ms), paths.get_path(ms, "metadata.creationTimestamp") or ""
+        if revision is not None and revision > change["since"] and created[:19] >= (change.get("at") or "")[:19]:
+            found.append((revision, paths.get_path(ms, "metadata.name")))
+    return min(found)[1] if found else None
+
+
+def change_rows(obj, machine_sets=None):
+    """The change entries of ``obj`` (core.history_events; stored, and seen since the newest record entry) as
+    history rows, newest first: {revision: None, since_revision, current: False, source (record: stored; object:
+    seen on this read, stored with this collection's next write), time, action "changed", cause, actor, changes,
+    machine_set, machines (the effect on the Machines, in words), note}."""
+    out = []
+    for change in read_changes(obj):
+        stored = change["stored"]
+        out.append({
+            "revision": None, "since_revision": change["since"], "current": False,
+            "source": SOURCE_RECORD if stored else "object", "time": change.get("at"), "action": "changed",
+            "cause": change["cause"], "actor": change.get("actor"), "reason": None, "rollout_id": None,
+            "changes": change["changes"], "machine_set": _produced(obj, machine_sets, change),
+            "machines": history_events.machines_effect(change["cause"], change["changes"]),
+            "note": f"changed {'' if change.get('actor') == owners.FIELD_MANAGER else 'outside '}"
+                    f"since entry {change['since']}" + ("" if stored else " (stored with the next recorded change)"),
+        })
+    return list(reversed(out))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -598,7 +703,8 @@ def known_revisions_text(rows, current=None):
 
 def history_info(obj, machine_sets=None, api_version=None, revision=None, templates=None):
     """What capi_rollout_info returns for ``history: true``: {history: [rows newest first],
-    warnings: [...]}; with ``revision`` (an int) only that revision in full (plus template_specs),
+    warnings: [...]}; with ``revision`` (an int) only that revision in full (plus template_specs and changed_since,
+    the change rows after it),
     RolloutError ``revision_not_found`` (listing the revisions there are) when it is unknown.
     ``templates``: what exists of history_template_refs (see revision_changes); None = not read."""
     entries, warnings = read_record(obj)
@@ -618,5 +724,8 @@ def history_info(obj, machine_sets=None, api_version=None, revision=None, templa
     previous = _public(rows[max(older)], current) if older else None
     out = _public(rows[wanted], current, full=True)
     out.update(revision_changes(previous, out, templates))
+    _fill_cause(out)
     out["template_specs"] = template_specs(out, templates)
+    # what changed after this revision without making another (in-place fields, scale, settings)
+    out["changed_since"] = [row for row in change_rows(obj, machine_sets) if row["since_revision"] == wanted]
     return {"history": [out], "warnings": warnings}

@@ -12,6 +12,7 @@ import collections
 import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import history_events
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -55,10 +56,11 @@ def record_rollout(changes, obj, written, now, action, revision, entries, record
     """Record a rollout of ``obj`` (``written``: the object as the change leaves it) in ChangeSet ``changes``:
     the last-rollout annotation (with ``last_details``) and history entry ``revision`` (with ``entry_details``)
     appended to ``entries``, the history as read. Id, reason, actor and the number of entries kept come from
-    Recording ``recording`` (its history_limit validated by the planner). Returns the history entry."""
+    Recording ``recording`` (its history_limit validated by the planner). The entry carries the snapshot of
+    ``written`` that later reads compare the object with (core.history_events). Returns the history entry."""
     record_last_rollout(changes, obj, now, action, recording, **(last_details or {}))
+    details = dict(entry_details or {}, **history_events.snapshot_fields(written))
     entry = hist.make_entry(revision, now, action, hist.identity_of(obj, api_version), hist.identity_of(written, api_version),
-                            rollout_id=recording.rollout_id, reason=recording.reason, actor=recording.actor,
-                            **(entry_details or {}))
+                            rollout_id=recording.rollout_id, reason=recording.reason, actor=recording.actor, **details)
     hist.record_change(changes, obj, entry, recording.history_limit, entries)
     return entry

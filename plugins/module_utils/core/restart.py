@@ -279,9 +279,10 @@ def _change_warnings(read, cluster, rollout_id, applied, drift, own_field=True):
 
 
 def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, machine_sets,
-            owner=None):
+            owner=None, in_place=None):
     """Record the restart (last-rollout annotation and history entry) in ``changes``; returns the recorded revision.
-    ``owner``: the Cluster topology write that makes it (core.topology), named in the entry as ``topology``."""
+    ``owner``: the Cluster topology write that makes it (core.topology), named in the entry as ``topology``;
+    ``in_place`` "allow": a switch CAPI may apply in place, so the history calls it an in-place update."""
     details = {"infrastructure_ref": new_infra_ref["name"]} if new_infra_ref else {}
     if action == SCHEDULED:
         details["after"] = timeutil.format_time(target_after)
@@ -292,7 +293,8 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
         changes, read.obj, written, now, action, revision, kept, recording,
         api_version=read.version, last_details=details,
         entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None,
-                       "topology": owner["message"] if owner else None})
+                       "topology": owner["message"] if owner else None,
+                       "in_place": in_place if in_place == "allow" else None})
     return entry["revision"]
 
 
@@ -420,7 +422,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
                                                                (obj.get("metadata") or {}).get("namespace"))
     if recording.enabled:
         extra["history_revision"] = _record(read, changes, written, now, action, target_after, new_infra_ref, entries,
-                                            recording, observed.machine_sets, owner)
+                                            recording, observed.machine_sets, owner, extra["in_place"])
     if triggers:
         extra["rollout_after"] = timeutil.format_time(target_after)
     plan = plans.new_plan(obj, read.kind, read.version, action, changes=changes,

@@ -28,6 +28,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import history_events
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
@@ -343,6 +344,15 @@ def _record(md, changes, written, now, target, entries, recording, machine_sets)
     return entry["revision"]
 
 
+def _not_restored_text(fields):
+    """The message's word on the fields changed since the target revision that an undo leaves as they are."""
+    if not fields:
+        return ""
+    named = ", ".join(f"{field['path']} ({field['actor'] or 'unknown writer'} at {field['at'] or 'an unknown time'})"
+                      for field in fields)
+    return f"; not restored (an undo writes the template identity only): {named}"
+
+
 def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None, undo_rollout_id=None):
     """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision, or (with
     ``undo_rollout_id``) to what it was before that rollout (find_before), never onto another template.
@@ -361,7 +371,8 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     Returns a plan with action rolled_back | unchanged plus from_revision (current revision),
     to_revision (the revision restored), target_revision (same), target_machine_set,
     target_source (machineset | record), target_template, history_revision (revision the rollout
-    produces, recorded), revision_before (MD annotation) and required_templates. Raises RolloutError
+    produces, recorded), not_restored (core.history_events.not_restored: fields changed since the target
+    that the undo leaves as they are; the message names them), revision_before (MD annotation) and required_templates. Raises RolloutError
     with nothing planned otherwise (reasons: control_plane_undo, invalid_kind, invalid_revision,
     paused, cluster_paused, topology_owned, revision_not_found, no_history, template_missing,
     version_skew, invalid_history_limit, invalid_reference).
@@ -378,7 +389,7 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     entries, warnings = hist.read_record(md)
     extra = {"revision_before": views.revision_of(md), "from_revision": None, "to_revision": None, "target_revision": None,
              "target_machine_set": None, "target_source": None, "target_template": None, "history_revision": None,
-             "required_templates": []}
+             "required_templates": [], "not_restored": []}
 
     def unchanged(message):
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, message=message, **extra)
@@ -406,6 +417,8 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     if recording.enabled:
         extra["history_revision"] = _record(md, changes, written, now, target, entries, recording, machine_sets)
     origin = f"MachineSet {ms_name}" if ms_name else "the history record"
+    extra["not_restored"] = history_events.not_restored(hist.read_changes(md), target["revision"])
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
-                          message=f"spec.template restored from revision {target['revision']} ({origin})",
+                          message=f"spec.template restored from revision {target['revision']} ({origin})"
+                                  + _not_restored_text(extra["not_restored"]),
                           relied_on=patches.relied_on(kind, version, "undo"), warnings=warnings, **extra)

@@ -149,7 +149,7 @@ def _changed(run, results):
 def _result_entry(plan):
     keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
             "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
-            "target_machine_set", "target_template", "in_place")
+            "target_machine_set", "target_template", "in_place", "not_restored")
     entry = {key: plan.get(key) for key in keep if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     # exactly what is sent (_write)

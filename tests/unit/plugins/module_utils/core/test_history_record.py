@@ -13,6 +13,7 @@ import json
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import history
+from ansible_collections.capi.rollout.plugins.module_utils.core import history_events
 from ansible_collections.capi.rollout.plugins.module_utils.core import pause
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -202,9 +203,13 @@ def test_md_restart_records_history_in_the_same_patch(version):
     assert set(annotations) == {LAST, KEY}
     assert "metadata" not in plan["merge_patch"]["spec"].get("template", {})  # never inside spec.template
     assert plan["history_revision"] == 3
+    written = objs.apply_merge_patch(md, plan["merge_patch"])
     assert json.loads(annotations[KEY]) == [{
         "revision": 3, "at": objs.NOW_TEXT, "action": "restarted", "rollout_id": "chg-1", "reason": "CVE", "actor": "alice",
-        "to": history.identity_of(md)}]
+        "to": history.identity_of(md), **history_events.snapshot_fields(written)}]
+    # the snapshot is of the object as the patch leaves it: the trigger written with it
+    assert json.loads(annotations[KEY])[0]["snapshot"] == history_events.snapshot(written) != history_events.snapshot(md)
+    assert "snapshot" not in plan["diff"]["after"]
     # the diff shows a summary and the new entry, not the whole JSON
     assert "rollout.capi-rollout.dev/history: " in plan["diff"]["after"]
     assert "1 entry, revisions 3..3; new: " in plan["diff"]["after"]
@@ -304,7 +309,8 @@ def test_history_stays_bounded_after_50_restarts():
         assert md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] == str(n + 2)
     entries = _record(md)
     assert [e["revision"] for e in entries] == list(range(42, 52))
-    assert len(md["metadata"]["annotations"][KEY]) < 4096
+    assert len(md["metadata"]["annotations"][KEY]) < 4096 + 1024  # ten entries and one snapshot of the spec
+    assert ["snapshot" in e for e in entries] == [False] * 9 + [True]
     rows = history.merged_history(md, sets)
     assert rows[0]["revision"] == 51 and rows[0]["current"] and rows[0]["source"] == "both"
     assert [r["revision"] for r in rows] == list(range(51, 40, -1))  # 41 inferred from the oldest entry's "from"
@@ -341,9 +347,10 @@ def test_merged_history_newest_first_with_sources():
         (1, False, "both", "md-0-aaaaa", "md-0-infra-a"),   # via revision-history; also the "from" of entry 2
     ]
     assert rows[0]["action"] == "rolled_back" and rows[0]["rollout_id"] == "back" and rows[0]["time"] == "2026-02-02T00:00:00Z"
+    assert [r["cause"] for r in rows] == ["template", "template", None]  # an undo, a switch; the oldest unknown
     assert rows[1]["reason"] == "new infra" and rows[1]["replicas"] == 0
     assert rows[2]["reused_as"] == 3 and rows[2]["time"] is None and rows[2]["replicas"] is None
-    assert set(rows[0]) == {"revision", "current", "source", "template", "time", "action", "reason", "rollout_id", "actor",
+    assert set(rows[0]) == {"revision", "current", "source", "template", "time", "action", "cause", "reason", "rollout_id", "actor",
                             "machine_set", "replicas", "previous_revision", "changes", "change_notes"}
 
 

@@ -13,10 +13,16 @@ author:
 description:
   - Formats the history that M(capi.rollout.capi_rollout_info) returns with O(capi.rollout.capi_rollout_info#module:history=true)
     as a text table per object, one line per revision, newest first, in the style of C(kubectl rollout history).
-  - The columns are the revision (C(*) marks the current one), the time, the action, the Kubernetes version, the
-    infrastructure template, what changed from the revision before, the reason and the actor.
+  - The columns are the revision (C(*) marks the current one), the time, the action, the cause (like the CHANGE-CAUSE
+    of C(kubectl rollout history)), the Kubernetes version, the infrastructure template, what changed from the revision
+    before, the reason and the actor.
+  - The cause is C(template), C(trigger), C(in-place update), C(in-place field), C(scale) or C(md-setting).
+  - Changes that made no revision (in-place fields, a scale, a setting; made outside this collection or by its pause)
+    are lines of their own, C((after N)) in the revision column, with the field diff, the actor (the managedFields
+    manager) and the time. See docs/history-and-undo.md.
   - With O(detail=true), each revision is shown in full instead, in the style of C(kubectl rollout history --revision N) -
-    its record, its template and every changed field with its value before and after.
+    its record, its cause, its template, every changed field with its value before and after and the changes made
+    after it without a new revision (C(Then:)).
   - Formats only; what changed is decided by the module.
   - Returns the lines as a list so C(ansible.builtin.debug) prints one line per list element.
 positional: _input
@@ -76,7 +82,7 @@ import json
 
 from ansible.errors import AnsibleFilterError
 
-COLUMNS = (("REVISION", "revision"), ("TIME", "time"), ("ACTION", "action"), ("VERSION", "version"),
+COLUMNS = (("REVISION", "revision"), ("TIME", "time"), ("ACTION", "action"), ("CAUSE", "cause"), ("VERSION", "version"),
            ("INFRASTRUCTURE", "infrastructure"), ("CHANGES", "changes"), ("REASON", "reason"), ("ACTOR", "actor"))
 _UNCUT = ("reason", "actor")
 _SPEC_PREFIXES = ("infrastructure_template.", "bootstrap_template.")
@@ -116,12 +122,20 @@ def _changes_cell(row):
     return "same template (restart)"
 
 
+def _revision_text(row):
+    """A revision's number (``*``: the current one), or for a change besides revisions the one it came after."""
+    if row.get("revision") is None:
+        return f"(after {row.get('since_revision')})"
+    return f"{row.get('revision')}{'*' if row.get('current') else ''}"
+
+
 def _cells(row, width):
     template = row.get("template") or {}
     cells = {
-        "revision": f"{row.get('revision')}{'*' if row.get('current') else ''}",
+        "revision": _revision_text(row),
         "time": _text(row.get("time")),
         "action": _text(row.get("action")),
+        "cause": _text(row.get("cause")),
         "version": _text(template.get("version")),
         "infrastructure": _object_ref_text(template.get("infrastructure_ref")),
         "changes": _changes_cell(row),
@@ -143,11 +157,25 @@ def _table(rows, width):
         line(cells) for cells in table]
 
 
+def _change_detail(title, row, indent=""):
+    """A change besides revisions (capi_rollout_info's change rows) in full."""
+    lines = [f"{indent}{title} change after revision {row.get('since_revision')}"]
+    lines.extend(f"{indent}  {label + ':':<12} {_text(value)}" for label, value in (
+        ("Time", row.get("time")), ("Cause", row.get("cause")), ("Actor", row.get("actor")), ("Source", row.get("source")),
+        ("MachineSet", row.get("machine_set")), ("Machines", row.get("machines"))))
+    lines.extend(f"{indent}    {c.get('path')}: {_text(c.get('before'))} -> {_text(c.get('after'))}" for c in row.get("changes") or [])
+    if row.get("note"):
+        lines.append(f"{indent}  Note: {row['note']}")
+    return lines
+
+
 def _detail(title, row):
+    if row.get("revision") is None:
+        return _change_detail(title, row)
     template = row.get("template") or {}
-    record = (("Time", row.get("time")), ("Action", row.get("action")), ("Rollout id", row.get("rollout_id")),
-              ("Reason", row.get("reason")), ("Actor", row.get("actor")), ("Source", row.get("source")),
-              ("MachineSet", row.get("machine_set")))
+    record = (("Time", row.get("time")), ("Action", row.get("action")), ("Cause", row.get("cause")),
+              ("Rollout id", row.get("rollout_id")), ("Reason", row.get("reason")), ("Actor", row.get("actor")),
+              ("Source", row.get("source")), ("MachineSet", row.get("machine_set")))
     lines = [f"{title} revision {row.get('revision')}{' (current)' if row.get('current') else ''}"]
     lines.extend(f"  {label + ':':<12} {_text(value)}" for label, value in record)
     lines.append("  Template:")
@@ -163,6 +191,8 @@ def _detail(title, row):
         lines.extend(f"    {c.get('path')}: {_text(c.get('before'))} -> {_text(c.get('after'))}" for c in changes)
     for note in ([row["note"]] if row.get("note") else []) + list(row.get("change_notes") or []):
         lines.append(f"  Note: {note}")
+    for change in row.get("changed_since") or []:
+        lines.extend(_change_detail("Then:", change, indent="  "))
     return lines
 
 

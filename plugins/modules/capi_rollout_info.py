@@ -356,10 +356,37 @@ resources:
         - C(previous_revision) is the next older revision known (null for the oldest), C(changes) what changed from it
           and C(change_notes) what could not be compared; see the keys below.
         - With O(revision), also C(template_specs) - the specs of the revision's templates as they are now.
+        - C(cause) says what made the row (like C(kubectl rollout history)'s CHANGE-CAUSE) - V(template) (the template
+          identity changed), V(trigger) (C(rollout.after) / C(rolloutAfter): a restart), V(in-place update) (a switch
+          written with C(in_place=allow)), V(in-place field) (template labels, annotations, drain / volume detach /
+          deletion timeouts, C(readinessGates), C(minReadySeconds), C(taints) - propagated to the Machines without a
+          rollout), V(scale) (C(replicas)) or V(md-setting) (strategy, deletion order, remediation, C(paused), ...).
+        - Rows with C(revision) null are changes that made no revision of this collection's record - made with
+          C(kubectl), by another controller, or by this collection's pause - found by comparing the object with the
+          snapshot kept with the newest record entry. They carry C(since_revision) (the record entry they came
+          after), C(time) and C(actor) (the managedFields manager and time of the field's writer), C(cause),
+          C(changes) (each field's C(path), C(before), C(after)), C(machine_set) (the MachineSet a template or trigger
+          change made, while it exists), C(machines) (the effect on the Machines, in words) and C(note). C(source) is
+          V(object) until the next change this collection records stores them with it (then V(record)), so they
+          outlive the MachineSets CAPI v1.11+ deletes. See docs/history-and-undo.md.
+        - With O(revision), also C(changed_since) - those rows made after the revision.
       returned: when O(history=true) or O(revision) is given
       type: list
       elements: dict
       sample:
+        - revision: null
+          since_revision: 4
+          current: false
+          source: object
+          time: "2026-03-02T08:15:00Z"
+          action: changed
+          cause: in-place field
+          actor: alice
+          changes:
+            - {path: spec.template.spec.deletion.nodeDrainTimeoutSeconds, before: 60, after: 300}
+          machine_set: null
+          machines: "none replaced: propagated to the Machines in place (CAPI v1.4+)"
+          note: "changed outside since entry 4 (stored with the next recorded change)"
         - revision: 4
           current: true
           source: both
@@ -368,6 +395,7 @@ resources:
                      kind: KubeadmConfigTemplate, name: md-0}, data_secret_name: null, failure_domain: null}
           time: "2026-03-01T12:00:00Z"
           action: rolled_back
+          cause: template
           reason: bad image
           rollout_id: chg-981
           actor: "awx-job/4711 (awx.example.com)"
@@ -387,6 +415,7 @@ resources:
                      kind: KubeadmConfigTemplate, name: md-0}, data_secret_name: null, failure_domain: null}
           time: "2026-02-28T09:30:00Z"
           action: restarted
+          cause: trigger
           reason: new image
           rollout_id: chg-977
           actor: "awx-job/4702 (awx.example.com)"

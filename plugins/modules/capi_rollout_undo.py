@@ -250,6 +250,16 @@ objects:
       description: The revision whose template is restored; null when O(rollout_id) was already applied.
       type: int
       sample: 3
+    not_restored:
+      description:
+        - The fields changed after the target revision that the undo leaves as they are (it writes the template
+          identity only) - in-place fields, replicas, settings - each with C(path), C(actor), C(at) and C(cause), from
+          the changes the history knows (see RV(capi.rollout.capi_rollout_info#module:resources[].history)). The
+          message names them too.
+      type: list
+      elements: dict
+      sample: [{path: spec.template.spec.deletion.nodeDrainTimeoutSeconds, actor: alice, at: "2026-03-02T08:15:00Z",
+                cause: in-place field}]
     history_revision:
       description: The revision the rollout produces, as recorded in the history; null when nothing changed.
       type: int

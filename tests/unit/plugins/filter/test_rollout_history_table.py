@@ -38,11 +38,29 @@ RESOURCE = {"ref": "machinedeployment/default/md-0", "kind": "MachineDeployment"
 def test_one_line_per_revision_newest_first():
     lines = table([RESOURCE])
     assert lines[0] == "machinedeployment/default/md-0"
-    assert lines[1].split() == ["REVISION", "TIME", "ACTION", "VERSION", "INFRASTRUCTURE", "CHANGES", "REASON", "ACTOR"]
+    assert lines[1].split() == ["REVISION", "TIME", "ACTION", "CAUSE", "VERSION", "INFRASTRUCTURE", "CHANGES", "REASON", "ACTOR"]
     assert [line.split()[0] for line in lines[3:]] == ["3*", "2", "1"]
     assert "same template (restart)" in lines[3] and lines[3].endswith("alice")
     assert "infrastructure_ref.name md-0-a -> md-0-b; 1 template spec field" in lines[4]
     assert "DockerMachineTemplate/md-0-a" in lines[5] and lines[5].split()[1] == "-"
+
+
+CHANGE = {"revision": None, "since_revision": 3, "current": False, "source": "object", "time": "2026-03-03T00:00:00Z",
+          "action": "changed", "cause": "in-place field", "actor": "alice", "machine_set": None,
+          "machines": "none replaced: propagated to the Machines in place (CAPI v1.4+)",
+          "changes": [{"path": "spec.template.spec.nodeDrainTimeout", "before": None, "after": "5m0s"}],
+          "note": "changed outside since entry 3 (stored with the next recorded change)"}
+
+
+def test_a_change_besides_revisions_has_its_cause_actor_and_diff():
+    lines = table(dict(RESOURCE, history=[CHANGE, dict(ROWS[0], cause="trigger")]))
+    assert lines[3].split()[:6] == ["(after", "3)", "2026-03-03T00:00:00Z", "changed", "in-place", "field"]
+    assert "spec.template.spec.nodeDrainTimeout - -> 5m0s" in lines[3] and lines[3].endswith("alice")
+    assert lines[4].split()[:4] == ["3*", "2026-03-02T00:00:00Z", "restarted", "trigger"]
+    detail = table(dict(RESOURCE, history=[dict(ROWS[0], cause="trigger", changed_since=[CHANGE])]), detail=True)
+    assert "  Cause:       trigger" in detail
+    assert "  Then: change after revision 3" in detail
+    assert "    Actor:       alice" in detail and "      spec.template.spec.nodeDrainTimeout: - -> 5m0s" in detail
 
 
 def test_detail_shows_every_change_before_and_after_and_the_notes():

@@ -357,7 +357,7 @@ resources:
           and C(change_notes) what could not be compared; see the keys below.
         - With O(revision), also C(template_specs) - the specs of the revision's templates as they are now.
         - C(cause) says what made the row (like C(kubectl rollout history)'s CHANGE-CAUSE) - V(template) (the template
-          identity changed), V(trigger) (C(rollout.after) / C(rolloutAfter): a restart), V(in-place update) (a switch
+          identity changed), V(trigger) (C(rollout.after) / C(rolloutAfter), a restart), V(in-place update) (a switch
           written with C(in_place=allow)), V(in-place field) (template labels, annotations, drain / volume detach /
           deletion timeouts, C(readinessGates), C(minReadySeconds), C(taints) - propagated to the Machines without a
           rollout), V(scale) (C(replicas)) or V(md-setting) (strategy, deletion order, remediation, C(paused), ...).

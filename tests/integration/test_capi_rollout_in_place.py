@@ -6,6 +6,7 @@ import pytest
 
 from conftest import CapiEnv
 from hardware_refresh_support import FAST, run_playbook
+from history_support import outside_changes_are_kept
 
 # one worker runs them all, in order (make integration: -n 2 --dist loadgroup): one fleet, and the refresh goes first
 pytestmark = pytest.mark.xdist_group("in-place")
@@ -83,3 +84,15 @@ def test_in_place_allow_keeps_the_machines_and_says_so(inplace):
     for machine in inplace.machines("cluster.x-k8s.io/deployment-name=wi-allow").values():
         assert machine["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == template
         assert "in-place-updates.internal.cluster.x-k8s.io/update-in-progress" not in machine["metadata"]["annotations"]
+
+
+def test_history_calls_the_allowed_switch_an_in_place_update_and_keeps_outside_changes(inplace):
+    """After the switches above: the history's cause per switch; then kubectl edits on a workload cluster of its own
+    (history_support.py) on v1.12.3."""
+    causes = {}
+    for md in ("wi-replace", "wi-allow"):
+        res = inplace.run("capi_rollout_info", name=md, history=True)
+        assert not res.failed, res.get("msg")
+        causes[md] = res["resources"][0]["history"][0]["cause"]
+    assert causes == {"wi-replace": "template", "wi-allow": "in-place update"}
+    outside_changes_are_kept(inplace, "team-hist-ip")

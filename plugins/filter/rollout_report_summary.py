@@ -85,7 +85,12 @@ _value:
       description: The same counts for all objects.
       type: dict
     machines_replaced:
-      description: Sum of the replicas of the switched objects.
+      description:
+        - The Machines the switched objects replaced - counted from the Machines where the wait read them (the role),
+          else the sum of the replicas of the switched objects.
+      type: int
+    machines_updated_in_place:
+      description: The Machines of the switched objects that CAPI (v1.12+, InPlaceUpdates) updated in place instead.
       type: int
     machines_to_replace:
       description: Check mode, the sum of the replicas of the objects the plan would switch (blocked ones included).

@@ -66,6 +66,12 @@ options:
             description: Template name.
             type: str
             required: true
+      switched_at:
+        description:
+          - When the object was switched (RFC 3339, the switch call's server time). Once the wait succeeded, the
+            Machines are read (one list per namespace) and RV(resources[].machines) says how many were replaced and how
+            many updated in place (CAPI v1.12+ with InPlaceUpdates). The hardware_refresh role sets it.
+        type: str
   wait_timeout:
     description:
       - How many seconds the rollouts may take in total (the soak is not counted), from V(1) to V(604800) (a week).
@@ -258,6 +264,14 @@ resources:
     template_missing:
       description: Which template of the object no longer exists (RV(reason)=V(template_missing)); null otherwise.
       type: str
+    machines:
+      description:
+        - With O(objects[].switched_at), once the wait succeeded - C(replaced) (Machines created at or after the switch)
+          and C(updated_in_place) (older Machines that belong to the object - CAPI v1.12+ updated them in place), read
+          from the Machines.
+      type: dict
+      returned: when O(objects[].switched_at) is given and the wait succeeded
+      sample: {replaced: 0, updated_in_place: 3}
   sample:
     - {ref: machinedeployment/team-a/prod-1-md-0, kind: MachineDeployment, namespace: team-a, name: prod-1-md-0,
        done: true, done_at: "2026-03-01T12:08:50Z", message: "machinedeployment/team-a/prod-1-md-0 successfully rolled out",
@@ -341,6 +355,7 @@ def main():
                     "kind": {"type": "str"},
                     "name": {"type": "str", "required": True},
                 }},
+                "switched_at": {"type": "str"},
             }},
             wait_timeout={"type": "int", "default": 1200},
             stall_timeout={"type": "int", "default": 600},

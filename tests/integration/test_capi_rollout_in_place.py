@@ -46,12 +46,19 @@ def test_a_hardware_refresh_ends_with_every_machine_new(inplace, tmp_path):
     after = {md: _machines(inplace, md) for md in mds}
     for md in mds:
         assert len(after[md]) == 2 and not set(after[md]) & set(before[md]), md
+        # read from the Machines by the wave's wait (switched_at), not from the replicas
+        assert run.obj("it-inplace", md)["machines"] == {"replaced": 2, "updated_in_place": 0}
+    assert "updated in place" not in (run.report_dir / "report.md").read_text(encoding="utf-8")
     # the playbook variable in_place reaches the switches: allowed, CAPI keeps the Machines
     run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
                        dict(FAST, refresh_id="it-inplace-allow", in_place="allow",
                             template_overrides={"customImage": "kindest/node:ip2"}), tmp_path / "report-allow")
     assert run.rc == 0, run.explain()
     assert {md: _machines(inplace, md) for md in mds} == after
+    for md in mds:
+        assert run.obj("it-inplace", md)["machines"] == {"replaced": 0, "updated_in_place": 2}
+    markdown = (run.report_dir / "report.md").read_text(encoding="utf-8")
+    assert "2 updated in place" in markdown and "**Machines updated in place:** 4" in markdown
 
 
 def test_a_switch_replaces_every_machine_by_default(inplace):

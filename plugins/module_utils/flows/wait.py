@@ -13,6 +13,8 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
@@ -20,12 +22,18 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
 
 
 def _objects(params):
-    """[(kind, namespace, name, ref)] with normalized kinds; RolloutError for an unknown kind."""
+    """[(kind, namespace, name, ref)] with normalized kinds; RolloutError for an unknown kind or a ``switched_at``
+    that is no time (before any request)."""
     out = []
-    for item in params["objects"]:
+    for index, item in enumerate(params["objects"]):
         kind = apiversion.rollout_kind(item.get("kind") or apiversion.MACHINE_DEPLOYMENT)
         namespace = item.get("namespace") or "default"
-        out.append((kind, namespace, item["name"], make_ref(kind, namespace, item["name"])))
+        ref = make_ref(kind, namespace, item["name"])
+        if item.get("switched_at") is not None and timeutil.parse_optional(item["switched_at"]) is None:
+            raise RolloutError(f"objects[{index}].switched_at must be an RFC 3339 time, got {item['switched_at']!r}", ref=ref,
+                               hint="give the switch's time as 2026-03-01T12:00:00Z, or leave switched_at out",
+                               reason="invalid_switched_at")
+        out.append((kind, namespace, item["name"], ref))
     return out
 
 
@@ -111,6 +119,19 @@ def _resources(objects, waiter):
     return out
 
 
+def _count_machine_changes(run, params, resources):
+    """``machines`` ({replaced, updated_in_place}, core.restart.machine_changes) of each object given a
+    ``switched_at``, after the wait succeeded: one LIST of Machines per namespace of those objects, only then."""
+    switched = [(entry, item["switched_at"]) for entry, item in zip(resources, params["objects"]) if item.get("switched_at")]
+    machines_of = {}
+    for entry, switched_at in switched:
+        namespace = entry["namespace"]
+        if namespace not in machines_of:
+            machines_of[namespace], _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
+        entry["machines"] = restarts.machine_changes(machines_of[namespace], entry["kind"], entry["name"],
+                                                     timeutil.parse_time(switched_at))
+
+
 def wait_limit(params):
     """``wait`` of Run.connect: the time this call has left - on the action plugin's later calls what it hands in
     (``time_left``: the wait's start + wait_timeout + soak_seconds, by the API server's clock), else all of it."""
@@ -162,6 +183,8 @@ def run_wait(module):
     result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
                         tracking=state, lease_renewals=renewed, time_left=waiter.seconds_left(),
                         **{k: v for k, v in summary.items() if k != "done_at"})
+    if state["phase"] == ws.SUCCEEDED:
+        _count_machine_changes(run, params, result["resources"])
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:

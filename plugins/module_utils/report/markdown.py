@@ -224,10 +224,12 @@ def _counts_line(report, summary):
         if mcs.get(key):
             cbits.append("%d %s" % (mcs[key], text))
     return ("**Management clusters:** %d of %d ok%s \u00b7 **MachineDeployments:** %d of %d switched%s \u00b7 "
-            "**Control planes:** %d of %d switched%s \u00b7 **Machines replaced:** %d" % (
+            "**Control planes:** %d of %d switched%s \u00b7 **Machines replaced:** %d%s" % (
                 mcs["succeeded"], mcs["total"], " (%s)" % ", ".join(cbits) if cbits else "",
                 mds["switched"], mds["total"], extra(mds), cps["switched"], cps["total"], extra(cps),
-                summary["machines_replaced"]))
+                summary["machines_replaced"],
+                " \u00b7 **Machines updated in place:** %d" % summary["machines_updated_in_place"]
+                if summary["machines_updated_in_place"] else ""))
 
 
 def render_markdown(raw):

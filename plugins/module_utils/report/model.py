@@ -151,6 +151,14 @@ def _undo(value):
     }
 
 
+def _machines(value):
+    """{replaced, updated_in_place} as the wait read them from the Machines (capi_rollout_wait), or None."""
+    value = _dict(value)
+    if not value:
+        return None
+    return {"replaced": as_int(value.get("replaced"), 0), "updated_in_place": as_int(value.get("updated_in_place"), 0)}
+
+
 def _object(raw, index):
     raw = _dict(raw)
     kind = as_text(raw.get("kind")) or "MachineDeployment"
@@ -177,6 +185,7 @@ def _object(raw, index):
         "next_step": next_step,
         "blockers": _strings(raw.get("blockers")),
         "stuck_machines": _stuck(raw.get("stuck_machines")),
+        "machines": _machines(raw.get("machines")),
         "order": index,
     }
     if obj["result"] is None:
@@ -462,7 +471,8 @@ def object_outcome(obj):
     that was switched back. ``result`` picks the icon or colour, ``label`` is the words."""
     bucket = object_bucket(obj)
     if bucket == "switched":
-        return [("succeeded", "switched")]
+        in_place = (obj.get("machines") or {}).get("updated_in_place")
+        return [("succeeded", "switched")] + ([("succeeded", f"{in_place} updated in place")] if in_place else [])
     if bucket == "unchanged":
         return [("skipped", result_label("unchanged"))]
     outcome = [(obj["result"], result_label(obj["result"]))]
@@ -576,7 +586,7 @@ def summarize(report):
     cluster_counts = dict((r, 0) for r in CLUSTER_RESULTS)
     cluster_counts["total"] = len(clusters)
     per_kind = {"machine_deployments": _zero_counts(), "control_planes": _zero_counts(), "objects": _zero_counts()}
-    machines_replaced = machines_to_replace = 0
+    machines_replaced = machines_to_replace = machines_updated_in_place = 0
     cluster_failures, failures, blocked, attention = [], [], [], []
     for cluster in clusters:
         cluster_counts[cluster["result"]] = cluster_counts.get(cluster["result"], 0) + 1
@@ -608,7 +618,11 @@ def summarize(report):
                     counts["blocked"] += 1
                 if is_reverted(obj):
                     counts["reverted"] += 1
-            if bucket == "switched":
+            if bucket == "switched" and obj["machines"]:
+                # counted from the Machines: CAPI v1.12+ may have updated some in place
+                machines_replaced += obj["machines"]["replaced"]
+                machines_updated_in_place += obj["machines"]["updated_in_place"]
+            elif bucket == "switched":
                 machines_replaced += obj["replicas"] or 0
             if obj["result"] == "planned" and obj["action"] in ("switch", "plan", "undo"):
                 machines_to_replace += obj["replicas"] or 0
@@ -643,6 +657,7 @@ def summarize(report):
         "control_planes": per_kind["control_planes"],
         "objects": per_kind["objects"],
         "machines_replaced": machines_replaced,
+        "machines_updated_in_place": machines_updated_in_place,
         "machines_to_replace": machines_to_replace,
         "failures": cluster_failures + failures,
         "attention": attention,

@@ -529,7 +529,8 @@ def _tiles(report, summary):
     tiles.append(kind_tile("MachineDeployments", mds))
     tiles.append(kind_tile("Control planes", cps))
     tiles.append(_tile("Machines replaced", "%d" % summary["machines_replaced"],
-                       "replicas of switched objects"))
+                       "%d updated in place" % summary["machines_updated_in_place"] if summary["machines_updated_in_place"]
+                       else "replicas of switched objects"))
     span = ""
     if report["started"]:
         day = report["started"].date()

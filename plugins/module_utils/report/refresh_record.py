@@ -120,14 +120,18 @@ def switched(objects, wave_objects, switches, restart, now):
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
-        changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "after": {"infrastructure_ref": ref},
-                               "wait": {"infrastructure_ref": None if restart else dict(ref)}}
+        started = switched_at[obj["ref"]] or now
+        # the wait counts the Machines replaced and updated in place since the switch (capi_rollout_wait switched_at)
+        changes[obj["ref"]] = {"started": started, "after": {"infrastructure_ref": ref},
+                               "wait": {"infrastructure_ref": None if restart else dict(ref), "switched_at": started}}
     return _apply(objects, changes)
 
 
 def rolled_out(objects, resources):
-    """Record the objects of a wave that rolled out and soaked (``resources`` of capi_rollout_wait)."""
-    return _apply(objects, {res["ref"]: {"result": "succeeded", "finished": res.get("done_at"), "after": res.get("template")}
+    """Record the objects of a wave that rolled out and soaked (``resources`` of capi_rollout_wait), with the Machines
+    replaced and updated in place when the wait counted them."""
+    return _apply(objects, {res["ref"]: dict({"result": "succeeded", "finished": res.get("done_at"), "after": res.get("template")},
+                                             **({"machines": res["machines"]} if res.get("machines") else {}))
                             for res in resources or []})
 
 

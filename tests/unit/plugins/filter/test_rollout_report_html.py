@@ -229,3 +229,11 @@ def test_a_deleted_object_is_red_and_deleted():
     attention = page[page.index('<section class="panel attention'):]
     assert '<span class="badge status-deleted">deleted</span>' in attention and "seen gone at" in attention
     assert "deleted after 2m 50s" in timeline_of(page, "mgmt-del")
+
+
+def test_objects_updated_in_place_say_so_in_the_html_too():
+    report = samples.fleet_report()
+    report["management_clusters"][0]["objects"][1]["machines"] = {"replaced": 0, "updated_in_place": 3}
+    page = render(report)
+    assert "3 updated in place" in page
+    assert "updated in place" not in render(samples.fleet_report())

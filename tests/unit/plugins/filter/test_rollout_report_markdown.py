@@ -128,3 +128,13 @@ def test_a_deleted_object_is_shown_deleted_not_running_nor_switched():
     section = text[text.index("## Needs attention"):text.index("## Management clusters")]
     assert "### \U0001f5d1\ufe0f mgmt-del \u203a MachineDeployment team-a/edge-1-md-1" in section
     assert "no longer exists (seen gone at 2026-11-30T06:03:00Z)" in section
+
+
+def test_objects_updated_in_place_say_so_and_the_summary_counts_them():
+    report = samples.fleet_report()
+    report["management_clusters"][0]["objects"][1]["machines"] = {"replaced": 0, "updated_in_place": 3}
+    text = render(report)
+    objects = [t for t in _tables(text) if t[0][0] == "Object"][0]
+    assert "3 updated in place" in objects[3][5] and "3 updated in place" not in objects[4][5]
+    assert "**Machines updated in place:** 3" in text
+    assert "Machines updated in place" not in render(samples.fleet_report())

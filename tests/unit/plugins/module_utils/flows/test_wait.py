@@ -57,3 +57,32 @@ def test_a_name_missing_on_a_later_call_is_gone_and_the_wait_fails_it_as_deleted
     state = ws.new_state([group.ref(name) for name in group.names], 0)
     ws.observe(state, 1, {group.ref("md-0"): {"done": False, "message": "rolling", "signature": "s"}}, 100, 50)
     assert state["reason"] == ws.DELETED and state["failed_refs"] == [group.ref("md-1")]
+
+
+def test_a_switched_at_that_is_no_time_fails_before_any_request():
+    with pytest.raises(RolloutError) as err:
+        waits._objects({"objects": [{"name": "md-0", "switched_at": "yesterday"}]})
+    assert err.value.reason == "invalid_switched_at" and err.value.ref == "machinedeployment/default/md-0"
+    assert "objects[0].switched_at" in err.value.message and "'yesterday'" in err.value.message
+
+
+def test_machines_are_counted_once_per_namespace_for_the_objects_given_a_switch_time(monkeypatch):
+    def machine(name, md, created):
+        return {"metadata": {"name": name, "creationTimestamp": created,
+                             "labels": {"cluster.x-k8s.io/deployment-name": md}}}
+
+    listed = []
+
+    def list_kind(api, discovery, kind, namespace):
+        listed.append((kind, namespace))
+        return [machine("a", "md-0", "2026-03-01T11:00:00Z"), machine("b", "md-0", "2026-03-01T12:00:05Z"),
+                machine("c", "md-1", "2026-03-01T11:00:00Z")], "v1beta2"
+
+    monkeypatch.setattr(targets, "list_kind", list_kind)
+    params = {"objects": [{"name": "md-0", "switched_at": "2026-03-01T12:00:00Z"}, {"name": "md-1", "switched_at": "2026-03-01T12:00:00Z"},
+                          {"name": "md-2"}]}
+    resources = [{"kind": "MachineDeployment", "namespace": "default", "name": name} for name in ("md-0", "md-1", "md-2")]
+    waits._count_machine_changes(Run(), params, resources)
+    assert [entry.get("machines") for entry in resources] == [
+        {"replaced": 1, "updated_in_place": 1}, {"replaced": 0, "updated_in_place": 1}, None]
+    assert listed == [("Machine", "default")]

@@ -83,6 +83,8 @@ def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
     # when: the call's own time (its patches), not the moment it is recorded
     assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
+    # the wait counts the Machines made since then
+    assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:07Z"
 
 
 def test_only_what_the_switch_calls_switched_is_recorded_as_switched():
@@ -102,6 +104,15 @@ def test_rolled_out_takes_the_templates_read_back():
     assert out[a["ref"]]["result"] == "succeeded" and out[a["ref"]]["finished"] == NOW
     assert out[a["ref"]]["after"]["infrastructure_ref"]["name"] == "a-read"
     assert out[a["ref"]]["before"] == a["before"]
+    assert "machines" not in out[a["ref"]]
+    # with the Machines counted by the wait (switched_at), the report says how many were updated in place
+    counted = refresh_record.rolled_out(by_ref(a), [resource(a, machines={"replaced": 1, "updated_in_place": 2})])
+    assert counted[a["ref"]]["machines"] == {"replaced": 1, "updated_in_place": 2}
+    reported = report_model.normalize({"management_clusters": [{"name": "m", "objects": [counted[a["ref"]]]}]})
+    (in_report,) = reported["management_clusters"][0]["objects"]
+    assert report_model.object_outcome(in_report) == [("succeeded", "switched"), ("succeeded", "2 updated in place")]
+    summary = report_model.summarize(reported)
+    assert (summary["machines_replaced"], summary["machines_updated_in_place"]) == (1, 2)
 
 
 def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDeployment", **kwargs):

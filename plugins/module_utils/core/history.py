@@ -26,6 +26,12 @@ template of revision N-1, which is how the record reaches one revision further b
 oldest entry. KubeadmControlPlane restarts are recorded the same way (identity: version and
 infrastructureRef); KCP has no CAPI revisions, so there the numbers are the record's own sequence.
 
+The newest entry also carries ``snapshot`` and ``digest`` (core.history_events.snapshot_fields of the object as
+the change left it); the record also holds change entries without ``revision`` (``{"since": N, ...}``, changes
+made besides revisions, stored with the next recorded change; core.history_events). read_record returns the
+revision entries only, so the revision merge and numbering never see them; read_changes returns them (plus those
+seen since the snapshot and not stored yet), and change_rows shows them between the revisions.
+
 A corrupt or hand-edited annotation never breaks anything: unreadable parts are ignored with a
 warning and the next recorded change rewrites the annotation from the entries that were readable.
 """

@@ -841,3 +841,90 @@ def test_a_pool_switched_back_after_its_wave_is_named_by_the_check_at_the_end_of
     assert reverted["after"]["infrastructure_ref"]["name"] == original  # read back, not the plan
     assert west.infra_template("MachineDeployment", first_md) == original  # left to the colleague
     assert done.obj("hw-west", second_md)["result"] == "succeeded"
+
+
+# A hook of the tests: one line per call in a log of its management cluster (on the Ansible host, in check mode too),
+# then (after_wave) the wave's pools read back through the role's connection, and a failure after the wave hook_fail_wave.
+HOOK_LOG = """\
+- name: Note the hook in the log of its management cluster
+  ansible.builtin.lineinfile:
+    path: "{{ hook_log }}-{{ hardware_refresh_hook.management_cluster }}"
+    line: >-
+      {{ hardware_refresh_hook.point }} {{ hardware_refresh_hook.wave.number }}/{{ hardware_refresh_hook.wave.count }}
+      {{ hardware_refresh_hook.wave.name }} {{ hardware_refresh_hook.objects | map(attribute='ref') | join(',') }}
+      check={{ hardware_refresh_hook.check_mode }}
+    create: true
+    mode: "0644"
+  delegate_to: localhost
+  check_mode: false
+"""
+HOOK_SMOKE = HOOK_LOG + """
+- name: Read the pools of the wave's namespace back
+  capi.rollout.capi_rollout_info:
+    namespace: "{{ hardware_refresh_hook.objects[0].namespace }}"
+  register: hook_info
+  check_mode: false
+
+- name: Fail the smoke test after one wave
+  ansible.builtin.fail:
+    msg: "smoke test failed after {{ hardware_refresh_hook.wave.name }} ({{ hook_info.resources | length }} pools read)"
+  when: hardware_refresh_hook.wave.name == hook_fail_wave
+"""
+
+
+def test_hooks_run_around_every_wave_and_a_failing_one_fails_its_wave_like_a_health_gate(hw, tmp_path):
+    """before_wave / after_wave on v1.10 (hk1) and v1.14 (hk2), two waves each (canary, wave-1): the after_wave hook fails
+    after wave-1. The dry run runs the hooks in check mode and fails as the real run does, writing nothing; the real
+    run undoes wave-1 (the canary stays switched) and names the hook, its task and its message."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": ("hooks-e", ["hk1-md-0", "hk1-md-1"]), "hw-west": ("hooks-w", ["hk2-md-0", "hk2-md-1"])}
+    originals = {(host, md): clusters[host].infra_template("MachineDeployment", md, ns)
+                 for host, (ns, mds) in pools.items() for md in mds}
+    (tmp_path / "before.yml").write_text(HOOK_LOG, encoding="utf-8")
+    (tmp_path / "after.yml").write_text(HOOK_SMOKE, encoding="utf-8")
+    extra = dict(FAST, refresh_id="it-hooks", template_overrides=overrides("hooks"), clusters=["hk1", "hk2"],
+                 before_wave=str(tmp_path / "before.yml"), after_wave=str(tmp_path / "after.yml"), hook_fail_wave="wave-1")
+
+    def log(name, host):
+        return (tmp_path / f"{name}-{host}").read_text(encoding="utf-8").splitlines()
+
+    marks = {host: clusters[host].mark() for host in pools}
+    dry = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, hook_log=str(tmp_path / "check")), tmp_path / "dry",
+                       check=True, limit="hw-east,hw-west")
+    assert dry.rc == 2, dry.explain()
+    for host, (ns, mds) in pools.items():
+        assert clusters[host].writes(marks[host]) == [], f"{host}: check mode wrote"
+        entry = dry.cluster(host)
+        assert entry["result"] == "failed", entry
+        assert "wave wave-1 failed: the after_wave hook" in entry["failure_reason"], entry["failure_reason"]
+        assert f"smoke test failed after wave-1 ({len(mds)} pools read)" in entry["failure_reason"], entry["failure_reason"]
+        canary, second = (w["objects"][0] for w in entry["waves"])
+        assert log("check", host) == [f"before_wave 1/2 canary {canary} check=True", f"after_wave 1/2 canary {canary} check=True",
+                                      f"before_wave 2/2 wave-1 {second} check=True", f"after_wave 2/2 wave-1 {second} check=True"]
+
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, hook_log=str(tmp_path / "apply")), tmp_path / "apply",
+                       limit="hw-east,hw-west")
+    assert run.rc == 2, run.explain()
+    for host, (ns, mds) in pools.items():
+        mgmt = clusters[host]
+        entry = run.cluster(host)
+        assert entry["result"] == "failed", entry
+        assert entry["failure_reason"] == (
+            f"wave wave-1 failed: the after_wave hook {tmp_path / 'after.yml'} (its task 'Fail the smoke test after one wave') "
+            f"failed: smoke test failed after wave-1 ({len(mds)} pools read)"), entry["failure_reason"]
+        assert entry["next_step"].startswith("Look at what the hook found")
+        assert [w["result"] for w in entry["waves"]] == ["succeeded", "failed"], entry["waves"]
+        canary_ref, second_ref = (w["objects"][0] for w in entry["waves"])
+        canary, second = canary_ref.rsplit("/", 1)[1], second_ref.rsplit("/", 1)[1]
+        assert log("apply", host) == [f"before_wave 1/2 canary {canary_ref} check=False",
+                                      f"after_wave 1/2 canary {canary_ref} check=False",
+                                      f"before_wave 2/2 wave-1 {second_ref} check=False",
+                                      f"after_wave 2/2 wave-1 {second_ref} check=False"]
+        # the failed wave is undone, read back from the cluster; the canary's wave passed its hook and stays switched
+        assert run.obj(host, second)["undo"]["result"] == "succeeded"
+        assert mgmt.infra_template("MachineDeployment", second, ns) == originals[(host, second)]
+        assert mgmt.last_rollout("MachineDeployment", second, ns)["id"] == "it-hooks-undo"
+        assert run.obj(host, canary)["result"] == "succeeded"
+        assert mgmt.infra_template("MachineDeployment", canary, ns) != originals[(host, canary)]
+        assert mgmt.last_rollout("MachineDeployment", canary, ns)["id"] == "it-hooks"
+        assert mgmt.lease_holder() is None

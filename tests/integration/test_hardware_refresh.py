@@ -928,3 +928,58 @@ def test_hooks_run_around_every_wave_and_a_failing_one_fails_its_wave_like_a_hea
         assert mgmt.infra_template("MachineDeployment", canary, ns) != originals[(host, canary)]
         assert mgmt.last_rollout("MachineDeployment", canary, ns)["id"] == "it-hooks"
         assert mgmt.lease_holder() is None
+
+
+def _hold_lock(mgmt, holder):
+    """A colleague's fresh lease on ``mgmt`` (None: released), as the lock tests take and give it back."""
+    path = resource_path("coordination.k8s.io", "v1", "leases", "default", "capi-rollout-lock")
+    lease = mgmt.lease() or mgmt.admin.create(resource_path("coordination.k8s.io", "v1", "leases", "default"),
+                                              {"metadata": {"name": "capi-rollout-lock", "namespace": "default"}, "spec": {}})
+    if holder:
+        lease["spec"].update(holderIdentity=holder, leaseDurationSeconds=600,
+                             renewTime=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    else:
+        lease["spec"].pop("holderIdentity", None)
+    mgmt.admin.replace(path, lease)
+
+
+def test_rollback_within_the_failure_budget_goes_on_with_the_later_batches(hw, tmp_path):
+    """playbooks/rollback.yml with batch_size 1: hw-east fails (a colleague holds its lock), hw-west is rolled back in
+    the next batch (its pool switched to new hardware first, so it has a revision to go back to).
+    Ansible alone stops after a batch whose every host failed (so did the play's max_fail_percentage); a budget of 100
+    lets hw-west run (after the first batch 1 of 1 failed: any lower budget is spent, as for the refresh) and the last
+    play fails hw-east. Positive control: with 0 the first failure stops hw-west, which is not touched."""
+    clusters = mgmts(hw)
+    east, west = clusters["hw-east"], clusters["hw-west"]
+    original = west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w")
+    # a switch recorded by the collection: v1.14 deletes old MachineSets, the record keeps the revision to go back to
+    switch = run_playbook(hw.inventory, "../docs/examples/new-hardware.yml",
+                          {"capi_namespace": "hooks-w", "name": "hk2-md-1", "overrides": overrides("rollback-budget")}, None,
+                          limit="hw-west", cwd=tmp_path)
+    assert switch.rc == 0, switch.explain()
+    assert west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w") != original
+    extra = dict(FAST, revision="0", machine_deployments="hk1-md-1, hk2-md-1", batch_size=1, rollback_id="it-rb-budget")
+    _hold_lock(east, "colleague/rollback-test")
+    try:
+        strict_mark = west.mark()
+        strict = run_playbook(hw.inventory, "rollback.yml", dict(extra, failure_budget_percent=0), tmp_path / "strict",
+                              limit="hw-east,hw-west")
+        west_after_strict = west.writes(strict_mark)
+        run = run_playbook(hw.inventory, "rollback.yml", dict(extra, failure_budget_percent="100"), tmp_path / "budget",
+                           limit="hw-east,hw-west")
+    finally:
+        _hold_lock(east, None)
+    # positive control: the first failure spends a budget of 0 and hw-west is not started
+    assert strict.rc == 2, strict.explain()
+    assert "failure budget spent: 1 of 1 management cluster(s) failed so far (hw-east)" in strict.stdout, strict.explain()
+    assert "the later batches are not started: hw-west" in " ".join(strict.stdout.split()), strict.explain()
+    assert west_after_strict == [], "hw-west was rolled back although the budget was spent"
+    # within the budget: hw-west is rolled back, hw-east fails the run after the last batch, naming the lock's holder
+    assert run.rc == 2, run.explain()
+    assert "failure budget spent" not in run.stdout, run.explain()
+    assert west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w") == original, run.explain()
+    assert west.last_rollout("MachineDeployment", "hk2-md-1", "hooks-w")["id"] == "it-rb-budget"
+    assert re.search(r"hw-east\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1", run.stdout), run.explain()
+    assert re.search(r"hw-west\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", run.stdout), run.explain()
+    assert "Take the lock failed:" in run.stdout and "colleague/rollback-test" in run.stdout, run.explain()
+    assert east.lease_holder() is None

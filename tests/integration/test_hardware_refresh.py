@@ -983,3 +983,57 @@ def test_rollback_within_the_failure_budget_goes_on_with_the_later_batches(hw, t
     assert re.search(r"hw-west\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", run.stdout), run.explain()
     assert "Take the lock failed:" in run.stdout and "colleague/rollback-test" in run.stdout, run.explain()
     assert east.lease_holder() is None
+
+
+def _remediate(mgmt, namespace, md, waiting):
+    """Mark the Machine of ``md`` as the MachineHealthCheck controller does when it fails its check (``waiting``:
+    OwnerRemediated False, WaitingForRemediation), or take the mark off; returns the Machine's name."""
+    (machine,) = mgmt.admin.list(mgmt.path("Machine", namespace),
+                                 label_selector=f"cluster.x-k8s.io/deployment-name={md}")["items"]
+    status = machine.setdefault("status", {})
+    conditions = [c for c in status.get("conditions") or [] if c["type"] != "OwnerRemediated"]
+    if waiting:
+        conditions.append({"type": "OwnerRemediated", "status": "False", "reason": "WaitingForRemediation",
+                           "message": "Node not ready for 5m", "severity": "Warning",
+                           "lastTransitionTime": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+        if mgmt.version == "v1beta2":  # metav1 conditions have no severity
+            conditions[-1].pop("severity")
+    status["conditions"] = conditions
+    name = machine["metadata"]["name"]
+    mgmt.admin.replace_status(mgmt.path("Machine", namespace, name), machine)
+    return name
+
+
+def test_the_plan_shows_the_machine_health_checks_of_each_pool_and_blocks_one_being_remediated(hw, tmp_path):
+    """mh1 (v1.10) and mh2 (v1.14) have a MachineHealthCheck over all their Machines (limits 40% and [1-2]) and a paused
+    one over md-1. md-0's Machine waits for remediation (OwnerRemediated False, set as the MachineHealthCheck controller
+    sets it): md-0 is blocked naming the Machine, md-1 (the control) is planned, with its checks, limits and pause.
+    The plan is read by the least-privileged user (docs/rbac.yml: list machinehealthchecks)."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": ("mhc-e", "mh1", "maxUnhealthy 40%, unhealthyRange [1-2]"),
+             "hw-west": ("mhc-w", "mh2", "unhealthyInRange [1-2], unhealthyLessThanOrEqualTo 40%")}
+    machines = {host: _remediate(clusters[host], ns, f"{wc}-md-0", True) for host, (ns, wc, _limits) in pools.items()}
+    try:
+        wait_for("the simulator to keep the condition", lambda: all(
+            any(c["type"] == "OwnerRemediated" for c in clusters[h].get("Machine", machines[h], pools[h][0])["status"]["conditions"])
+            for h in pools), 30)
+        run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                           dict(FAST, refresh_id="it-mhc", template_overrides=overrides("mhc"), clusters=["mh1", "mh2"],
+                                on_blocked="skip"), tmp_path / "plan", check=True, limit="hw-east,hw-west")
+    finally:
+        for host, (ns, wc, _limits) in pools.items():
+            _remediate(clusters[host], ns, f"{wc}-md-0", False)
+    assert run.rc == 0, run.explain()
+    for host, (ns, wc, limits) in pools.items():
+        blocked, planned = run.obj(host, f"{wc}-md-0"), run.obj(host, f"{wc}-md-1")
+        assert blocked["action"] == "skip", blocked
+        assert blocked["blockers"] == [
+            f"remediation in flight: Machine {machines[host]} (OwnerRemediated False: WaitingForRemediation, Node not ready "
+            "for 5m); wait until its owner has replaced it (the Machine gone or the condition True), then re-run"], blocked
+        assert planned["action"] == "switch" and planned["blockers"] == [], planned
+        # in the API server's order (by name)
+        assert [(c["name"], c["paused"]) for c in planned["health"]["health_checks"]] == [(f"{wc}-gpu", True),
+                                                                                         (f"{wc}-workers", False)]
+        assert planned["health"]["in_flight"] == []
+        rows = [line for line in run.stdout.splitlines() if f"md/{ns}/{wc}-md-1" in line]
+        assert rows and f"{wc}-gpu paused; {wc}-workers ({limits})" in rows[0], run.explain()

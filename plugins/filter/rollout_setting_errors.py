@@ -13,8 +13,9 @@ author:
 description:
   - Checks what the role's argument spec cannot - the ranges of its timeouts, intervals and counts (the collection's
     table of bounds, docs/hardware-refresh.md), booleans the C(bool) filter would not take (V(y), V(t)), the
-    maintenance window's RFC 3339 times, the refresh id, hooks that name no task file on the Ansible host, and variables that start with C(hardware_refresh_) but are none
-    of its options (typos) - and returns every problem found, in words.
+    maintenance window's RFC 3339 times, the refresh id, hooks that name no task file on the Ansible host, and
+    variables that start with C(hardware_refresh_) but are none of its options (typos) - and returns every problem
+    found, in words.
   - Used by the C(capi.rollout.hardware_refresh) role before it reads or writes anything.
 positional: _input
 options:

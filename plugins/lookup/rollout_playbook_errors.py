@@ -14,8 +14,8 @@ description:
   - Checks every variable of C(playbooks/hardware_refresh.yml) (and C(playbooks/restart.yml)) that is set - its type
     (a survey's text of a number or a boolean is taken, anything else is refused, never guessed), its range (the table of
     bounds of the collection, docs/hardware-refresh.md), RFC 3339 times, refresh ids, the mappings given as YAML or JSON
-    text, the hooks' task files (they must exist on the Ansible host) - and the variables that are none of the playbook's but close to one of their names (a typo such as
-    V(max_inflight)).
+    text, the hooks' task files (they must exist on the Ansible host) - and the variables that are none of the playbook's
+    but close to one of their names (a typo such as V(max_inflight)).
   - Returns one sentence per problem, each naming the variable, what was given and what is accepted; the playbook's
     first task fails with them before any management cluster is read.
 options:

@@ -1032,8 +1032,8 @@ def test_the_plan_shows_the_machine_health_checks_of_each_pool_and_blocks_one_be
             "for 5m); wait until its owner has replaced it (the Machine gone or the condition True), then re-run"], blocked
         assert planned["action"] == "switch" and planned["blockers"] == [], planned
         # in the API server's order (by name)
-        assert [(c["name"], c["paused"]) for c in planned["health"]["health_checks"]] == [(f"{wc}-gpu", True),
-                                                                                         (f"{wc}-workers", False)]
+        checks = [(c["name"], c["paused"]) for c in planned["health"]["health_checks"]]
+        assert checks == [(f"{wc}-gpu", True), (f"{wc}-workers", False)], checks
         assert planned["health"]["in_flight"] == []
         rows = [line for line in run.stdout.splitlines() if f"md/{ns}/{wc}-md-1" in line]
         assert rows and f"{wc}-gpu paused; {wc}-workers ({limits})" in rows[0], run.explain()

@@ -14,7 +14,9 @@ description:
   - Formats the plan of a hardware refresh (what a check-mode run would do) as an aligned text table, one line per
     object, in the style of C(kops rolling-update cluster) without C(--yes).
   - The columns are the workload cluster, the object, its replicas, the current and the target template, the
-    action, the wave and the blockers (why the object cannot be switched).
+    action, the wave, the MachineHealthChecks that cover a MachineDeployment (their limits under upstream's names, a
+    paused one, Machines that skip remediation, those being remediated; C(-) for none) and the blockers (why the object
+    cannot be switched).
   - Returns the lines as a list so C(ansible.builtin.debug) prints one table row per line.
 positional: _input
 options:
@@ -22,7 +24,8 @@ options:
     description:
       - The plan rows. Each is a dictionary with C(cluster), C(kind), C(namespace), C(name), C(replicas),
         C(current) (template name), C(target) (template name), C(action), C(wave) (name or number) and
-        C(blockers) (list of strings). Missing values are shown as C(-).
+        C(blockers) (list of strings), and C(health) (the coverage of capi_refresh_plan's objects). Missing values are
+        shown as C(-).
       - The objects of P(capi.rollout.rollout_refresh_plan#filter) work as they are - the template names are taken
         from C(before) and C(after), the wave from C(wave_name), an object with C(restart) shows the action
         V(restart) and one with C(resume) the action V(resume).
@@ -53,8 +56,12 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
+
+healthchecks = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.healthchecks")
+
 COLUMNS = (("CLUSTER", "cluster"), ("OBJECT", "object"), ("REPLICAS", "replicas"), ("CURRENT TEMPLATE -> TARGET", "templates"),
-           ("ACTION", "action"), ("WAVE", "wave"), ("BLOCKERS", "blockers"))
+           ("ACTION", "action"), ("WAVE", "wave"), ("HEALTH CHECK", "health"), ("BLOCKERS", "blockers"))
 
 
 def _text(value):
@@ -89,6 +96,7 @@ def _cells(row, width):
         blockers = [blockers]
     cells = {"cluster": _text(row.get("cluster")), "object": obj, "replicas": _text(row.get("replicas")),
              "templates": templates, "action": _text(action), "wave": _text(wave),
+             "health": _text(healthchecks.summary(row.get("health"))),
              "blockers": "; ".join(_text(item) for item in blockers) or "-"}
     return {key: (value if key == "blockers" else _cut(value, width)) for key, value in cells.items()}
 

@@ -67,6 +67,11 @@ options:
   failed_result:
     description: The result of the task that failed, C(ansible_failed_result) (V(wave_failed), V(undo_failed)).
     type: dict
+  hook:
+    description:
+      - The hook that was running when the wave failed (V(wave_failed)), C(point) (V(before_wave) or V(after_wave)) and
+        C(file); the failure then names it and its task. None when no hook was running.
+    type: dict
   refresh_id:
     description: The refresh id (V(wave_failed), V(end_check)); the next step names it and the undo records C(<refresh_id>-undo).
     type: str
@@ -131,7 +136,7 @@ STEPS = {
 
 def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches=None, restart=False,
                            resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
-                           undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None):
+                           undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None, hook=None):
     if step not in STEPS:
         raise AnsibleFilterError(f"rollout_refresh_record: step must be one of {', '.join(STEPS)}, got {step!r}")
     if not isinstance(objects, dict):
@@ -147,7 +152,8 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
         return refresh_record.rolled_out(objects, resources)
     if step == "wave_failed":
         return refresh_record.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
-                                          now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart))
+                                          now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),
+                                          hook=hook)
     if step == "end_check":
         return refresh_record.end_check(objects, wait, now, refresh_id)
     if step == "undone":

@@ -13,8 +13,9 @@ author:
 description:
   - Checks what the role's argument spec cannot - the ranges of its timeouts, intervals and counts (the collection's
     table of bounds, docs/hardware-refresh.md), booleans the C(bool) filter would not take (V(y), V(t)), the
-    maintenance window's RFC 3339 times, the refresh id, and variables that start with C(hardware_refresh_) but are none
-    of its options (typos) - and returns every problem found, in words.
+    maintenance window's RFC 3339 times, the refresh id, hooks that name no task file on the Ansible host, and
+    variables that start with C(hardware_refresh_) but are none of its options (typos) - and returns every problem
+    found, in words.
   - Used by the C(capi.rollout.hardware_refresh) role before it reads or writes anything.
 positional: _input
 options:
@@ -60,12 +61,14 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
 settings = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.core.settings")
+task_files = LazyModule("ansible_collections.capi.rollout.plugins.plugin_utils.task_files")
 
 
 def rollout_setting_errors(values, known, present=None, types=None):
     if not isinstance(values, dict):
         raise AnsibleFilterError("rollout_setting_errors: the input must be a dictionary of settings")
-    return settings.errors(values, list(known or []), list(present or []), types=dict(types or {}))
+    return settings.errors(values, list(known or []), list(present or []), types=dict(types or {}),
+                           files=task_files.found(values, settings.ROLE_HOOKS))
 
 
 class FilterModule(object):

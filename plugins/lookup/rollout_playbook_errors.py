@@ -14,8 +14,8 @@ description:
   - Checks every variable of C(playbooks/hardware_refresh.yml) (and C(playbooks/restart.yml)) that is set - its type
     (a survey's text of a number or a boolean is taken, anything else is refused, never guessed), its range (the table of
     bounds of the collection, docs/hardware-refresh.md), RFC 3339 times, refresh ids, the mappings given as YAML or JSON
-    text - and the variables that are none of the playbook's but close to one of their names (a typo such as
-    V(max_inflight)).
+    text, the hooks' task files (they must exist on the Ansible host) - and the variables that are none of the playbook's
+    but close to one of their names (a typo such as V(max_inflight)).
   - Returns one sentence per problem, each naming the variable, what was given and what is accepted; the playbook's
     first task fails with them before any management cluster is read.
 options:
@@ -44,6 +44,7 @@ from ansible.errors import AnsibleError
 from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
+from ansible_collections.capi.rollout.plugins.plugin_utils import task_files
 from ansible_collections.capi.rollout.plugins.plugin_utils.survey_text import parse_text
 
 
@@ -60,4 +61,6 @@ class LookupModule(LookupBase):
                 values[name] = self._templar.template(variables[name])
             except AnsibleError as err:
                 problems.append(f"{name} could not be read: {err}")
-        return problems + settings.playbook_errors(values, list(variables), parse_text=parse_text)
+        hooks = [name for name, kind in settings.PLAYBOOK_VARIABLES.items() if kind == "file"]
+        return problems + settings.playbook_errors(values, list(variables), parse_text=parse_text,
+                                                   files=task_files.found(values, hooks))

@@ -180,6 +180,14 @@ plan:
           O(templates) settings merged for the object), which the role's waves use.
         - An object whose new template cannot be made (a typo the API server prunes, a refused create) is skipped with
           the reason among its C(blockers).
+        - C(health) (MachineDeployments) - the MachineHealthChecks of its namespace that cover it (C(spec.clusterName) and
+          the selector matching the labels of its Machine template) as C(health_checks) (C(name), C(limits) under
+          upstream's field names - V(maxUnhealthy) / V(unhealthyRange) on v1beta1, V(unhealthyLessThanOrEqualTo) /
+          V(unhealthyInRange) on v1beta2 - and C(paused), the C(cluster.x-k8s.io/paused) annotation), its Machines
+          that skip remediation (C(skipped), the C(cluster.x-k8s.io/skip-remediation) or paused annotation) and those
+          waiting for remediation (C(in_flight), C(OwnerRemediated) or C(ExternallyRemediated) False). A pool with a
+          remediation in flight is skipped with a blocker naming the Machine; re-run once its owner has replaced it.
+          Needs C(list) on C(machinehealthchecks) (docs/rbac.yml).
       type: list
       elements: dict
     waves:

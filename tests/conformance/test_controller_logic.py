@@ -818,3 +818,20 @@ class TestInPlace:
         assert new["spec"]["replicas"] == 1
         mdplan.acknowledge_moves(new, [{"metadata": {"name": "m1", "annotations": {}}}])
         assert new["spec"]["replicas"] == 1 and m.ACKNOWLEDGED_MOVE not in m.annotations(new)
+
+
+def test_the_machine_controller_keeps_the_conditions_the_machine_health_check_controller_set():
+    """Upstream's patch helper writes only the conditions a controller owns (v1.14.0 util/patch, the Machine controller's
+    owned conditions): OwnerRemediated set by the MachineHealthCheck controller survives a Machine status write, in both
+    shapes; a condition the Machine controller computes itself is still replaced."""
+    now = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+    remediated = {"type": "OwnerRemediated", "status": "False", "reason": "WaitingForRemediation",
+                  "lastTransitionTime": "2026-11-30T00:00:00Z"}
+    stale_ready = {"type": "Ready", "status": "False", "reason": "Old", "lastTransitionTime": "2026-11-30T00:00:00Z"}
+    computed = [conditions.cond("Ready", True, "Ready")]
+    for merged in (conditions.merge_v1beta1([remediated, stale_ready], computed, now),
+                   conditions.merge_v1beta2([dict(remediated, message=""), stale_ready], computed, 1, now)):
+        assert [(c["type"], c["status"]) for c in merged] == [("Ready", "True"), ("OwnerRemediated", "False")], merged
+    # positive control: a condition type no other controller owns is dropped when the Machine controller no longer sets it
+    assert conditions.merge_v1beta1([dict(remediated, type="Gone")], computed, now) == \
+        conditions.merge_v1beta1([], computed, now)

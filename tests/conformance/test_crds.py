@@ -6,7 +6,7 @@ import pytest
 
 from capisim import crds
 
-KINDS = {"Cluster", "MachineDeployment", "MachineSet", "Machine", "MachinePool", "KubeadmControlPlane",
+KINDS = {"Cluster", "MachineDeployment", "MachineSet", "Machine", "MachineHealthCheck", "MachinePool", "KubeadmControlPlane",
          "KubeadmConfigTemplate", "DockerMachineTemplate"}
 
 

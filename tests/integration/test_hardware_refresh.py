@@ -841,3 +841,199 @@ def test_a_pool_switched_back_after_its_wave_is_named_by_the_check_at_the_end_of
     assert reverted["after"]["infrastructure_ref"]["name"] == original  # read back, not the plan
     assert west.infra_template("MachineDeployment", first_md) == original  # left to the colleague
     assert done.obj("hw-west", second_md)["result"] == "succeeded"
+
+
+# A hook of the tests: one line per call in a log of its management cluster (on the Ansible host, in check mode too),
+# then (after_wave) the wave's pools read back through the role's connection, and a failure after the wave hook_fail_wave.
+HOOK_LOG = """\
+- name: Note the hook in the log of its management cluster
+  ansible.builtin.lineinfile:
+    path: "{{ hook_log }}-{{ hardware_refresh_hook.management_cluster }}"
+    line: >-
+      {{ hardware_refresh_hook.point }} {{ hardware_refresh_hook.wave.number }}/{{ hardware_refresh_hook.wave.count }}
+      {{ hardware_refresh_hook.wave.name }} {{ hardware_refresh_hook.objects | map(attribute='ref') | join(',') }}
+      check={{ hardware_refresh_hook.check_mode }}
+    create: true
+    mode: "0644"
+  delegate_to: localhost
+  check_mode: false
+"""
+HOOK_SMOKE = HOOK_LOG + """
+- name: Read the pools of the wave's namespace back
+  capi.rollout.capi_rollout_info:
+    namespace: "{{ hardware_refresh_hook.objects[0].namespace }}"
+  register: hook_info
+  check_mode: false
+
+- name: Fail the smoke test after one wave
+  ansible.builtin.fail:
+    msg: "smoke test failed after {{ hardware_refresh_hook.wave.name }} ({{ hook_info.resources | length }} pools read)"
+  when: hardware_refresh_hook.wave.name == hook_fail_wave
+"""
+
+
+def test_hooks_run_around_every_wave_and_a_failing_one_fails_its_wave_like_a_health_gate(hw, tmp_path):
+    """before_wave / after_wave on v1.10 (hk1) and v1.14 (hk2), two waves each (canary, wave-1): the after_wave hook fails
+    after wave-1. The dry run runs the hooks in check mode and fails as the real run does, writing nothing; the real
+    run undoes wave-1 (the canary stays switched) and names the hook, its task and its message."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": ("hooks-e", ["hk1-md-0", "hk1-md-1"]), "hw-west": ("hooks-w", ["hk2-md-0", "hk2-md-1"])}
+    originals = {(host, md): clusters[host].infra_template("MachineDeployment", md, ns)
+                 for host, (ns, mds) in pools.items() for md in mds}
+    (tmp_path / "before.yml").write_text(HOOK_LOG, encoding="utf-8")
+    (tmp_path / "after.yml").write_text(HOOK_SMOKE, encoding="utf-8")
+    extra = dict(FAST, refresh_id="it-hooks", template_overrides=overrides("hooks"), clusters=["hk1", "hk2"],
+                 before_wave=str(tmp_path / "before.yml"), after_wave=str(tmp_path / "after.yml"), hook_fail_wave="wave-1")
+
+    def log(name, host):
+        return (tmp_path / f"{name}-{host}").read_text(encoding="utf-8").splitlines()
+
+    marks = {host: clusters[host].mark() for host in pools}
+    dry = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, hook_log=str(tmp_path / "check")), tmp_path / "dry",
+                       check=True, limit="hw-east,hw-west")
+    assert dry.rc == 2, dry.explain()
+    for host, (ns, mds) in pools.items():
+        assert clusters[host].writes(marks[host]) == [], f"{host}: check mode wrote"
+        entry = dry.cluster(host)
+        assert entry["result"] == "failed", entry
+        assert "wave wave-1 failed: the after_wave hook" in entry["failure_reason"], entry["failure_reason"]
+        assert f"smoke test failed after wave-1 ({len(mds)} pools read)" in entry["failure_reason"], entry["failure_reason"]
+        canary, second = (w["objects"][0] for w in entry["waves"])
+        assert log("check", host) == [f"before_wave 1/2 canary {canary} check=True", f"after_wave 1/2 canary {canary} check=True",
+                                      f"before_wave 2/2 wave-1 {second} check=True", f"after_wave 2/2 wave-1 {second} check=True"]
+
+    run = run_playbook(hw.inventory, "hardware_refresh.yml", dict(extra, hook_log=str(tmp_path / "apply")), tmp_path / "apply",
+                       limit="hw-east,hw-west")
+    assert run.rc == 2, run.explain()
+    for host, (ns, mds) in pools.items():
+        mgmt = clusters[host]
+        entry = run.cluster(host)
+        assert entry["result"] == "failed", entry
+        assert entry["failure_reason"] == (
+            f"wave wave-1 failed: the after_wave hook {tmp_path / 'after.yml'} (its task 'Fail the smoke test after one wave') "
+            f"failed: smoke test failed after wave-1 ({len(mds)} pools read)"), entry["failure_reason"]
+        assert entry["next_step"].startswith("Look at what the hook found")
+        assert [w["result"] for w in entry["waves"]] == ["succeeded", "failed"], entry["waves"]
+        canary_ref, second_ref = (w["objects"][0] for w in entry["waves"])
+        canary, second = canary_ref.rsplit("/", 1)[1], second_ref.rsplit("/", 1)[1]
+        assert log("apply", host) == [f"before_wave 1/2 canary {canary_ref} check=False",
+                                      f"after_wave 1/2 canary {canary_ref} check=False",
+                                      f"before_wave 2/2 wave-1 {second_ref} check=False",
+                                      f"after_wave 2/2 wave-1 {second_ref} check=False"]
+        # the failed wave is undone, read back from the cluster; the canary's wave passed its hook and stays switched
+        assert run.obj(host, second)["undo"]["result"] == "succeeded"
+        assert mgmt.infra_template("MachineDeployment", second, ns) == originals[(host, second)]
+        assert mgmt.last_rollout("MachineDeployment", second, ns)["id"] == "it-hooks-undo"
+        assert run.obj(host, canary)["result"] == "succeeded"
+        assert mgmt.infra_template("MachineDeployment", canary, ns) != originals[(host, canary)]
+        assert mgmt.last_rollout("MachineDeployment", canary, ns)["id"] == "it-hooks"
+        assert mgmt.lease_holder() is None
+
+
+def _hold_lock(mgmt, holder):
+    """A colleague's fresh lease on ``mgmt`` (None: released), as the lock tests take and give it back."""
+    path = resource_path("coordination.k8s.io", "v1", "leases", "default", "capi-rollout-lock")
+    lease = mgmt.lease() or mgmt.admin.create(resource_path("coordination.k8s.io", "v1", "leases", "default"),
+                                              {"metadata": {"name": "capi-rollout-lock", "namespace": "default"}, "spec": {}})
+    if holder:
+        lease["spec"].update(holderIdentity=holder, leaseDurationSeconds=600,
+                             renewTime=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    else:
+        lease["spec"].pop("holderIdentity", None)
+    mgmt.admin.replace(path, lease)
+
+
+def test_rollback_within_the_failure_budget_goes_on_with_the_later_batches(hw, tmp_path):
+    """playbooks/rollback.yml with batch_size 1: hw-east fails (a colleague holds its lock), hw-west is rolled back in
+    the next batch (its pool switched to new hardware first, so it has a revision to go back to).
+    Ansible alone stops after a batch whose every host failed (so did the play's max_fail_percentage); a budget of 100
+    lets hw-west run (after the first batch 1 of 1 failed: any lower budget is spent, as for the refresh) and the last
+    play fails hw-east. Positive control: with 0 the first failure stops hw-west, which is not touched."""
+    clusters = mgmts(hw)
+    east, west = clusters["hw-east"], clusters["hw-west"]
+    original = west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w")
+    # a switch recorded by the collection: v1.14 deletes old MachineSets, the record keeps the revision to go back to
+    switch = run_playbook(hw.inventory, "../docs/examples/new-hardware.yml",
+                          {"capi_namespace": "hooks-w", "name": "hk2-md-1", "overrides": overrides("rollback-budget")}, None,
+                          limit="hw-west", cwd=tmp_path)
+    assert switch.rc == 0, switch.explain()
+    assert west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w") != original
+    extra = dict(FAST, revision="0", machine_deployments="hk1-md-1, hk2-md-1", batch_size=1, rollback_id="it-rb-budget")
+    _hold_lock(east, "colleague/rollback-test")
+    try:
+        strict_mark = west.mark()
+        strict = run_playbook(hw.inventory, "rollback.yml", dict(extra, failure_budget_percent=0), tmp_path / "strict",
+                              limit="hw-east,hw-west")
+        west_after_strict = west.writes(strict_mark)
+        run = run_playbook(hw.inventory, "rollback.yml", dict(extra, failure_budget_percent="100"), tmp_path / "budget",
+                           limit="hw-east,hw-west")
+    finally:
+        _hold_lock(east, None)
+    # positive control: the first failure spends a budget of 0 and hw-west is not started
+    assert strict.rc == 2, strict.explain()
+    assert "failure budget spent: 1 of 1 management cluster(s) failed so far (hw-east)" in strict.stdout, strict.explain()
+    assert "the later batches are not started: hw-west" in " ".join(strict.stdout.split()), strict.explain()
+    assert west_after_strict == [], "hw-west was rolled back although the budget was spent"
+    # within the budget: hw-west is rolled back, hw-east fails the run after the last batch, naming the lock's holder
+    assert run.rc == 2, run.explain()
+    assert "failure budget spent" not in run.stdout, run.explain()
+    assert west.infra_template("MachineDeployment", "hk2-md-1", "hooks-w") == original, run.explain()
+    assert west.last_rollout("MachineDeployment", "hk2-md-1", "hooks-w")["id"] == "it-rb-budget"
+    assert re.search(r"hw-east\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1", run.stdout), run.explain()
+    assert re.search(r"hw-west\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", run.stdout), run.explain()
+    assert "Take the lock failed:" in run.stdout and "colleague/rollback-test" in run.stdout, run.explain()
+    assert east.lease_holder() is None
+
+
+def _remediate(mgmt, namespace, md, waiting):
+    """Mark the Machine of ``md`` as the MachineHealthCheck controller does when it fails its check (``waiting``:
+    OwnerRemediated False, WaitingForRemediation), or take the mark off; returns the Machine's name."""
+    (machine,) = mgmt.admin.list(mgmt.path("Machine", namespace),
+                                 label_selector=f"cluster.x-k8s.io/deployment-name={md}")["items"]
+    status = machine.setdefault("status", {})
+    conditions = [c for c in status.get("conditions") or [] if c["type"] != "OwnerRemediated"]
+    if waiting:
+        conditions.append({"type": "OwnerRemediated", "status": "False", "reason": "WaitingForRemediation",
+                           "message": "Node not ready for 5m", "severity": "Warning",
+                           "lastTransitionTime": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+        if mgmt.version == "v1beta2":  # metav1 conditions have no severity
+            conditions[-1].pop("severity")
+    status["conditions"] = conditions
+    name = machine["metadata"]["name"]
+    mgmt.admin.replace_status(mgmt.path("Machine", namespace, name), machine)
+    return name
+
+
+def test_the_plan_shows_the_machine_health_checks_of_each_pool_and_blocks_one_being_remediated(hw, tmp_path):
+    """mh1 (v1.10) and mh2 (v1.14) have a MachineHealthCheck over all their Machines (limits 40% and [1-2]) and a paused
+    one over md-1. md-0's Machine waits for remediation (OwnerRemediated False, set as the MachineHealthCheck controller
+    sets it): md-0 is blocked naming the Machine, md-1 (the control) is planned, with its checks, limits and pause.
+    The plan is read by the least-privileged user (docs/rbac.yml: list machinehealthchecks)."""
+    clusters = mgmts(hw)
+    pools = {"hw-east": ("mhc-e", "mh1", "maxUnhealthy 40%, unhealthyRange [1-2]"),
+             "hw-west": ("mhc-w", "mh2", "unhealthyInRange [1-2], unhealthyLessThanOrEqualTo 40%")}
+    machines = {host: _remediate(clusters[host], ns, f"{wc}-md-0", True) for host, (ns, wc, _limits) in pools.items()}
+    try:
+        wait_for("the simulator to keep the condition", lambda: all(
+            any(c["type"] == "OwnerRemediated" for c in clusters[h].get("Machine", machines[h], pools[h][0])["status"]["conditions"])
+            for h in pools), 30)
+        run = run_playbook(hw.inventory, "hardware_refresh.yml",
+                           dict(FAST, refresh_id="it-mhc", template_overrides=overrides("mhc"), clusters=["mh1", "mh2"],
+                                on_blocked="skip"), tmp_path / "plan", check=True, limit="hw-east,hw-west")
+    finally:
+        for host, (ns, wc, _limits) in pools.items():
+            _remediate(clusters[host], ns, f"{wc}-md-0", False)
+    assert run.rc == 0, run.explain()
+    for host, (ns, wc, limits) in pools.items():
+        blocked, planned = run.obj(host, f"{wc}-md-0"), run.obj(host, f"{wc}-md-1")
+        assert blocked["action"] == "skip", blocked
+        assert blocked["blockers"] == [
+            f"remediation in flight: Machine {machines[host]} (OwnerRemediated False: WaitingForRemediation, Node not ready "
+            "for 5m); wait until its owner has replaced it (the Machine gone or the condition True), then re-run"], blocked
+        assert planned["action"] == "switch" and planned["blockers"] == [], planned
+        # in the API server's order (by name)
+        checks = [(c["name"], c["paused"]) for c in planned["health"]["health_checks"]]
+        assert checks == [(f"{wc}-gpu", True), (f"{wc}-workers", False)], checks
+        assert planned["health"]["in_flight"] == []
+        rows = [line for line in run.stdout.splitlines() if f"md/{ns}/{wc}-md-1" in line]
+        assert rows and f"{wc}-gpu paused; {wc}-workers ({limits})" in rows[0], run.explain()

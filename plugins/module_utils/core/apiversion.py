@@ -25,6 +25,7 @@ KUBEADM_CONTROL_PLANE = "KubeadmControlPlane"
 MACHINE_SET = "MachineSet"
 MACHINE = "Machine"
 CLUSTER = "Cluster"
+MACHINE_HEALTH_CHECK = "MachineHealthCheck"
 
 # Kinds the rollout verbs act on (like clusterctl's valid resource types).
 ROLLOUT_KINDS = (MACHINE_DEPLOYMENT, KUBEADM_CONTROL_PLANE)
@@ -35,6 +36,7 @@ RESOURCES = {
     MACHINE_SET: {"group": CORE_GROUP, "plural": "machinesets"},
     MACHINE: {"group": CORE_GROUP, "plural": "machines"},
     CLUSTER: {"group": CORE_GROUP, "plural": "clusters"},
+    MACHINE_HEALTH_CHECK: {"group": CORE_GROUP, "plural": "machinehealthchecks"},
 }
 
 _KIND_ALIASES = {
@@ -76,6 +78,17 @@ _SPEC_FIELDS = {
         infrastructure_ref="spec.machineTemplate.spec.infrastructureRef"),
     (MACHINE_SET, V1BETA1): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
     (MACHINE_SET, V1BETA2): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
+}
+# A MachineHealthCheck: what it covers and when it may remediate (v1beta1 maxUnhealthy / unhealthyRange; v1beta2
+# spec.remediation.triggerIf, api/core/v1beta2/machinehealthcheck_types.go at v1.14.0).
+_SPEC_FIELDS[(MACHINE_HEALTH_CHECK, V1BETA1)] = {
+    "cluster_name": "spec.clusterName", "selector": "spec.selector",
+    "max_unhealthy": "spec.maxUnhealthy", "unhealthy_range": "spec.unhealthyRange",
+}
+_SPEC_FIELDS[(MACHINE_HEALTH_CHECK, V1BETA2)] = {
+    "cluster_name": "spec.clusterName", "selector": "spec.selector",
+    "max_unhealthy": "spec.remediation.triggerIf.unhealthyLessThanOrEqualTo",
+    "unhealthy_range": "spec.remediation.triggerIf.unhealthyInRange",
 }
 for _v in VERSIONS:
     # A Machine's spec is what a template's spec is, one level up.

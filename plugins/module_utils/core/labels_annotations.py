@@ -12,6 +12,8 @@ __metaclass__ = type
 
 # Presence (any value) stops reconciliation of the object (MD, KCP, ...); KCP has no spec.paused.
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+# a Machine that MachineHealthChecks leave alone (api/core/v1beta2/common_types.go at v1.14.0)
+SKIP_REMEDIATION_ANNOTATION = "cluster.x-k8s.io/skip-remediation"
 # Rollout sequence number on MachineSets (and the current one copied to the MachineDeployment).
 REVISION_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision"
 # Comma separated revisions a reused MachineSet had before (still maintained through v1.14).

@@ -26,6 +26,7 @@ import copy
 import math
 import re
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
@@ -345,7 +346,7 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                         "infrastructure_ref": None if restart or not target else
                         {"kind": target.get("kind"), "name": target.get("name")}},
                "blockers": [], "started": None, "wave": None, "restart": bool(restart),
-               "clone": entry.get("clone")}
+               "clone": entry.get("clone"), "health": entry.get("health")}
         if refresh_id and last.get("id") == undo_id(refresh_id):
             obj.update(action=SKIP, result="skipped",
                        notes=[f"switched back by the undo of refresh {refresh_id} at {last.get('at')}; start a new "
@@ -360,6 +361,10 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
             blockers.append(owned)
         if owned_note and not on_target:
             obj["notes"].append(owned_note)
+        # a MachineHealthCheck replacing one of its Machines: not while it remediates (core/healthchecks.py)
+        remediating = healthchecks.blocker(entry.get("health"))
+        if remediating and not on_target:
+            blockers.append(remediating)
         if blockers:
             obj.update(action=SKIP, result="skipped", blockers=blockers)
         elif on_target and _get(entry, "rollout", "complete"):

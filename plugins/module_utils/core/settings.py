@@ -95,10 +95,15 @@ ROLE_BOUNDS = {
     "hardware_refresh_max_in_flight": "max_in_flight",
 }
 
+# Task files of the hardware_refresh role's hooks (included once per wave): variable -> its playbook variable
+ROLE_HOOKS = {"hardware_refresh_before_wave": "before_wave", "hardware_refresh_after_wave": "after_wave"}
+HOOK_ACCEPTED = ("the path of a task file, absolute or relative to the directory ansible-playbook runs in "
+                 "(empty: no hook)")
+
 # Every variable of playbooks/hardware_refresh.yml (and playbooks/restart.yml, which imports it) -> what it takes.
 # bool: true/false (yes/no, on/off, 1/0 as survey text); list: a list or text split at commas and blanks; lines: a list
 # or text, one item per line; dict: a mapping or YAML/JSON text of one; id: a refresh id; time: RFC 3339; text: one
-# line of text; choice:<a>|<b>; bound:<name of BOUNDS>. Empty (an unanswered survey question) keeps the default.
+# line of text; file: a task file that exists (hooks); choice:<a>|<b>; bound:<name of BOUNDS>. Empty (an unanswered survey question) keeps the default.
 PLAYBOOK_VARIABLES = {
     "refresh_id": "id", "restart_id": "id", "reason": "text", "restart": "bool",
     "template_overrides": "dict", "object_templates": "dict",
@@ -113,6 +118,7 @@ PLAYBOOK_VARIABLES = {
     "poll_interval": "bound:poll_interval", "lock_wait_timeout": "bound:lock_wait_timeout",
     "lock_duration": "bound:lock_duration", "window_minutes": "bound:window_minutes",
     "report_dir": "text", "rollout_hosts": "text",
+    "before_wave": "file", "after_wave": "file",
 }
 # Variables set by others than the caller of the playbook (Ansible, AWX, inventories, the roles' own): never taken for
 # a typo of a playbook variable.
@@ -237,6 +243,21 @@ def time_problem(name, value):
         return (f"{name}: {shown(value)} is not an RFC 3339 time such as 2026-11-30T22:00:00Z (a real date and time, "
                 f"year 9999 at most, with Z or an offset such as +02:00)")
     return None
+
+
+def file_problem(name, value, found):
+    """None for nothing or a task file that exists; else the problem, in words. ``found``: {value: (the path it
+    names on the Ansible host, whether that is a file)}, looked up by the caller (the core does no I/O)."""
+    if value in (None, ""):
+        return None
+    problem = text_problem(name, value)
+    if problem:
+        return problem
+    path, exists = found.get(value, (value, False))
+    if exists:
+        return None
+    return (f"{name}: {shown(value)} is no task file on the Ansible host ({path} does not exist or is not a file); give "
+            f"{HOOK_ACCEPTED}")
 
 
 def window_problems(not_before, not_after, names=("not_before", "not_after")):
@@ -395,12 +416,17 @@ def _closest(name, known):
     return f"; did you mean {close[0]}?" if close else ""
 
 
-def errors(values, known, present, bounds=None, types=None):
+def errors(values, known, present, bounds=None, types=None, files=None):
     """Every problem with ``values`` ({name: value}) of the hardware_refresh role, in words: a value out of its range
     (``bounds``: ROLE_BOUNDS by default), a boolean that is none (``types``: {name: the argument spec's type}), a name
     in ``present`` (variables defined with the role's prefix) that is not in ``known`` (the role's options), and the
-    rules between the role's options (``refresh_errors``)."""
+    rules between the role's options (``refresh_errors``), and hooks that name no task file (``files``: see
+    file_problem)."""
     out = bound_problems(values, ROLE_BOUNDS if bounds is None else bounds)
+    for name in sorted(ROLE_HOOKS):
+        problem = file_problem(name, values.get(name), files or {})
+        if problem:
+            out.append(problem)
     for name, kind in sorted((types or {}).items()):
         if kind == "bool" and values.get(name) is not None and boolean(values[name]) is None:
             out.append(f"{name} must be {BOOL_ACCEPTED}, got {shown(values[name])}")
@@ -446,7 +472,9 @@ def _dict_problem(name, value, parse_text):
     return problems[0] if problems else None
 
 
-def _playbook_problem(name, kind, value, parse_text):
+def _playbook_problem(name, kind, value, parse_text, files):
+    if kind == "file":
+        return file_problem(name, value, files)
     if kind == "bool":
         return None if boolean(value) is not None else f"{name} must be {BOOL_ACCEPTED}, got {shown(value)}"
     if kind.startswith("bound:"):
@@ -467,18 +495,18 @@ def _playbook_problem(name, kind, value, parse_text):
     return _dict_problem(name, value, parse_text)
 
 
-def playbook_errors(values, present=(), parse_text=None, playbook="playbooks/hardware_refresh.yml"):
+def playbook_errors(values, present=(), parse_text=None, playbook="playbooks/hardware_refresh.yml", files=None):
     """Every problem with the variables of ``playbook`` (PLAYBOOK_VARIABLES), in words, each naming the variable,
     what was given and what is accepted: ``values`` ({name: value} of the variables given; None and "" keep their
     default), and every name of ``present`` (the variables defined) that is not one of the playbook's but close to
     one (a typo such as ``max_inflight``). ``parse_text``: YAML/JSON text -> value (ValueError when it is neither),
-    for the mappings given as survey text."""
+    for the mappings given as survey text; ``files``: the task files of the hooks (see file_problem)."""
     out = []
     for name, kind in sorted(PLAYBOOK_VARIABLES.items()):
         value = values.get(name)
         if value is None or value == "":
             continue
-        problem = _playbook_problem(name, kind, value, parse_text)
+        problem = _playbook_problem(name, kind, value, parse_text, files or {})
         if problem:
             out.append(problem)
     if not any(problem.startswith(("not_before", "not_after")) for problem in out):

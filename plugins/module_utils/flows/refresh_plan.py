@@ -3,7 +3,9 @@
 """capi_refresh_plan: the plan of a hardware refresh of one management cluster, read and made in one call.
 
 Per namespace, the MachineDeployments (narrowed by the label selectors) and the KubeadmControlPlanes are read and
-described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets); the objects the
+described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets), with the
+MachineHealthChecks that cover each MachineDeployment (core.healthchecks: one LIST, and the Machines when there are
+some); the objects the
 refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
 read, planned, its create sent as a server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
@@ -17,6 +19,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
@@ -35,8 +38,20 @@ def _read(run, reads, kind, namespace, label_selectors):
         run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
     machine_sets = run.machine_sets(selected) if objects else []
     entries = resource_entries(objects, run.clusters(selected), selected.version, run.api.server_now(), machine_sets)
+    if kind == apiversion.MACHINE_DEPLOYMENT and objects:
+        health = health_coverage(run, selected.namespace, objects, selected.version)
+        for entry in entries:
+            entry["health"] = health.get(entry["name"])
     warn_status(run.module, entries)
     return entries
+
+
+def health_coverage(run, namespace, machine_deployments, version):
+    """{name: core.healthchecks.coverage} of the MachineDeployments of ``namespace``: one LIST of its
+    MachineHealthChecks, and one of its Machines when there is one."""
+    mhcs = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE_HEALTH_CHECK, namespace)[0]
+    machines = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace)[0] if mhcs else []
+    return {md["metadata"]["name"]: healthchecks.coverage(md, mhcs, machines, version) for md in machine_deployments}
 
 
 def read_namespaces(run, reads, namespaces, label_selectors):

@@ -167,6 +167,10 @@ def _next_step(reason, kind, refresh_id):
         text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
                 f"template overrides. A re-run with refresh_id {refresh_id} continues with the waves that were not started; "
                 "objects switched back by the undo need a new refresh_id.")
+    elif reason == "hook":
+        text = ("Look at what the hook found (its failed task and message above) and fix the cause, or the hook. A re-run with "
+                f"refresh_id {refresh_id} continues with the waves that were not started; objects switched back by the undo "
+                "need a new refresh_id.")
     else:
         text = f"Fix the cause named above, then re-run with refresh_id {refresh_id}."
     if kind == refresh.KUBEADM_CONTROL_PLANE:
@@ -176,7 +180,7 @@ def _next_step(reason, kind, refresh_id):
 
 
 def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result, now, refresh_id,
-                settings, undo_on_failure=True, restart=False):
+                settings, undo_on_failure=True, restart=False, hook=None):
     """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``switches``: the
     switches, with the templates they made, or restarts) and of the task that failed (``failed_task``: its name,
     ``failed_result``).
@@ -186,11 +190,14 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     failure_reason, next_step), ``failed_refs``, ``wave`` (its name) and ``undo`` (the MachineDeployments to switch
     back, as capi_rollout_wait objects; none for a restart, without undo_on_failure or when the lock was lost) with
     ``undo_refs`` and ``undo_rollout_id``. Objects the wait found deleted are ``deleted`` (when they were seen gone),
-    never undone.
+    never undone. ``hook``: the hook whose task failed ({point, file}), a failure of the wave like a failed health gate.
     """
     wait = wait or {}
     # a lock lost before the wait: a clone or switch call found another holder when it renewed the lock
     reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
+    if hook and not reason:
+        reason = "hook"
+        failed_task = f"the {hook.get('point')} hook {hook.get('file')} (its task '{failed_task}')"
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
     switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])

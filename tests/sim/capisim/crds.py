@@ -41,7 +41,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 CRD_PATH = resource_path("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 
-# The upstream CRD files vendored per release (the upstream directories hold more, e.g. DockerCluster, MachineHealthCheck):
+# The upstream CRD files vendored per release (the upstream directories hold more, e.g. DockerCluster, MachineDrainRule):
 # what the simulated controllers and the collection read or write, and what a ClusterClass references (the
 # ClusterClass itself, its control-plane template and its infrastructure-cluster template). Each CRD adds to the
 # time a fleet takes to start (docs/simulator-fidelity.md, "Topology").
@@ -50,6 +50,7 @@ VENDORED_FILES = (
     "cluster.x-k8s.io_clusterclasses.yaml",
     "cluster.x-k8s.io_clusters.yaml",
     "cluster.x-k8s.io_machinedeployments.yaml",
+    "cluster.x-k8s.io_machinehealthchecks.yaml",
     "cluster.x-k8s.io_machinepools.yaml",
     "cluster.x-k8s.io_machines.yaml",
     "cluster.x-k8s.io_machinesets.yaml",

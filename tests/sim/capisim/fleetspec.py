@@ -50,6 +50,13 @@ default filled in. Schema (also in tests/fleets/README.md)::
             control_plane:                 # null or omitted: no KubeadmControlPlane
               replicas: 3                  # >= 1
               max_surge: 1                 # 0 or 1 (default 1); 0 needs replicas >= 3
+            machine_health_checks:         # default []: MachineHealthChecks (nothing remediates: tests set the Machine
+                                           # conditions the MachineHealthCheck controller would, docs/simulator-fidelity.md)
+              - name: workers              # DNS label; the object is named <cluster>-<name>
+                match_labels: {}           # its selector's matchLabels (default: every Machine of the cluster)
+                max_unhealthy: 40%         # optional (v1beta1 maxUnhealthy; v1beta2 remediation.triggerIf.unhealthyLessThanOrEqualTo)
+                unhealthy_range: "[1-3]"   # optional (v1beta1 unhealthyRange; v1beta2 remediation.triggerIf.unhealthyInRange)
+                paused: false              # the cluster.x-k8s.io/paused annotation
             machine_deployments:           # default []
               - name: md-0                 # DNS label; the object is named <cluster>-<name> (with topology: the
                                            # topology name; the object gets a generated name <cluster>-<name>-xxxxx)
@@ -332,7 +339,7 @@ def _cluster_class(chk, value, path):
 
 def _workload_cluster(chk, wc, path, defaults, classes):
     optional = ["namespace", "topology_owned", "paused", "provision_seconds", "deletion_seconds", "control_plane",
-                "machine_deployments", "topology"]
+                "machine_deployments", "topology", "machine_health_checks"]
     if chk.mapping(wc, path, ["name", "kubernetes_version"], optional) is None:
         return None
     version = wc.get("kubernetes_version")
@@ -359,7 +366,25 @@ def _workload_cluster(chk, wc, path, defaults, classes):
     chk.unique(mds, f"{path}.machine_deployments", "machine deployment")
     cluster["machine_deployments"] = [_machine_deployment(chk, md, f"{path}.machine_deployments[{i}]", cluster, cclass)
                                       for i, md in enumerate(mds)]
+    mhcs = chk.seq(wc.get("machine_health_checks", []), f"{path}.machine_health_checks")
+    chk.unique(mhcs, f"{path}.machine_health_checks", "machine health check")
+    cluster["machine_health_checks"] = [_machine_health_check(chk, mhc, f"{path}.machine_health_checks[{i}]")
+                                        for i, mhc in enumerate(mhcs)]
     return cluster
+
+
+def _machine_health_check(chk, mhc, path):
+    if chk.mapping(mhc, path, ["name"], ["match_labels", "max_unhealthy", "unhealthy_range", "paused"]) is None:
+        return None
+    labels = mhc.get("match_labels") or {}
+    if not isinstance(labels, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+        chk.error(f"{path}.match_labels", "must be a mapping of label keys to string values")
+    unhealthy_range = mhc.get("unhealthy_range")
+    if unhealthy_range is not None and not (isinstance(unhealthy_range, str) and re.match(r"^\[[0-9]+-[0-9]+\]$", unhealthy_range)):
+        chk.error(f"{path}.unhealthy_range", 'must be a range like "[1-3]"')
+    return {"name": chk.dns_label(mhc.get("name"), f"{path}.name"), "match_labels": labels,
+            "max_unhealthy": None if mhc.get("max_unhealthy") is None else chk.int_or_percent(mhc["max_unhealthy"], f"{path}.max_unhealthy"),
+            "unhealthy_range": unhealthy_range, "paused": chk.boolean(mhc.get("paused", False), f"{path}.paused")}
 
 
 def _features(chk, mgmt, path):

@@ -36,6 +36,7 @@ KINDS = {
     "MachineDeployment": (CORE, "machinedeployments"),
     "MachineSet": (CORE, "machinesets"),
     "Machine": (CORE, "machines"),
+    "MachineHealthCheck": (CORE, "machinehealthchecks"),
     "KubeadmControlPlane": (CONTROLPLANE, "kubeadmcontrolplanes"),
     "KubeadmConfigTemplate": (BOOTSTRAP, "kubeadmconfigtemplates"),
     "DockerMachineTemplate": (INFRA, "dockermachinetemplates"),
@@ -270,6 +271,25 @@ def cluster_class_objects(cc, api_version):
     return objects
 
 
+def machine_health_check(wc, mhc, api_version):
+    """A MachineHealthCheck of the workload cluster ``wc`` (fleet spec machine_health_checks); its limits where each API
+    version keeps them (v1beta1 spec.maxUnhealthy / unhealthyRange, v1beta2 spec.remediation.triggerIf). Nothing
+    remediates: no MachineHealthCheck controller runs (docs/simulator-fidelity.md)."""
+    spec = {"clusterName": wc["name"], "selector": {"matchLabels": mhc["match_labels"] or {CLUSTER_NAME: wc["name"]}}}
+    limits = {"maxUnhealthy": mhc["max_unhealthy"], "unhealthyRange": mhc["unhealthy_range"]}
+    if api_version == "v1beta2":
+        limits = {"unhealthyLessThanOrEqualTo": limits["maxUnhealthy"], "unhealthyInRange": limits["unhealthyRange"]}
+    limits = {key: value for key, value in limits.items() if value is not None}
+    if limits and api_version == "v1beta2":
+        spec["remediation"] = {"triggerIf": limits}
+    else:
+        spec.update(limits)
+    meta = {"name": f"{wc['name']}-{mhc['name']}", "namespace": wc["namespace"], "labels": {CLUSTER_NAME: wc["name"]}}
+    if mhc["paused"]:
+        meta["annotations"] = {"cluster.x-k8s.io/paused": ""}
+    return {"apiVersion": f"{CORE}/{api_version}", "kind": "MachineHealthCheck", "metadata": meta, "spec": spec}
+
+
 def workload_objects(wc, api_version):
     """All objects of a validated workload cluster, in creation order. A topology cluster is its Cluster only: the
     topology controller (capisim.controller.topology) creates the rest from its ClusterClass."""
@@ -285,6 +305,7 @@ def workload_objects(wc, api_version):
     objects.extend(control_plane)
     for md in wc["machine_deployments"]:
         objects.extend(builder.machine_deployment(md))
+    objects.extend(machine_health_check(wc, mhc, api_version) for mhc in wc.get("machine_health_checks") or [])
     return objects
 
 

@@ -20,6 +20,18 @@ def cond(ctype, status, reason, message="", severity=None):
     return out
 
 
+# Conditions another controller owns on the same object: the MachineHealthCheck controller's on a Machine
+# (HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated; api/core/v1beta2/machine_types.go and
+# api/v1beta1/condition_consts.go at v1.14.0 / v1.10.10). Upstream's patch helper writes only the conditions a controller
+# owns, so they survive the Machine controller's status writes; tests set them as the MachineHealthCheck controller would.
+FOREIGN = ("HealthCheckSucceeded", "OwnerRemediated", "ExternallyRemediated")
+
+
+def _foreign(existing, computed):
+    mine = {item["type"] for item in computed}
+    return [item for item in existing or [] if item.get("type") in FOREIGN and item.get("type") not in mine]
+
+
 def _previous(existing, ctype):
     for item in existing or []:
         if item.get("type") == ctype:
@@ -37,7 +49,7 @@ def merge_v1beta2(existing, computed, generation, now):
             "lastTransitionTime": prev["lastTransitionTime"] if keep else m.format_time(now),
             "reason": item["reason"], "message": item.get("message", ""),
         })
-    return ordered_v1beta2(out)
+    return ordered_v1beta2(out + _foreign(existing, computed))
 
 
 def ordered_v1beta2(items):
@@ -58,7 +70,7 @@ def merge_v1beta1(existing, computed, now):
         same = prev is not None and all(prev.get(k) == new.get(k) for k in ("status", "severity", "reason", "message"))
         new["lastTransitionTime"] = prev["lastTransitionTime"] if same and prev.get("lastTransitionTime") else m.format_time(now)
         out.append(new)
-    return sorted(out, key=lambda c: (c["type"] != "Ready", c["type"]))
+    return sorted(out + _foreign(existing, computed), key=lambda c: (c["type"] != "Ready", c["type"]))
 
 
 def paused(obj, cluster):

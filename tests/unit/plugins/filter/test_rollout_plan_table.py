@@ -27,10 +27,10 @@ def test_rows_are_aligned_and_blockers_come_last():
     ]
     lines = table(rows)
     assert lines[0].split() == ["CLUSTER", "OBJECT", "REPLICAS", "CURRENT", "TEMPLATE", "->", "TARGET", "ACTION", "WAVE",
-                                "BLOCKERS"]
+                                "HEALTH", "CHECK", "BLOCKERS"]
     assert set(lines[1].replace(" ", "")) == {"-"}
     assert "md/default/prod-md-0" in lines[2] and "prod-md-0-a -> prod-md-0-b" in lines[2]
-    assert lines[2].endswith("canary  -")
+    assert lines[2].endswith("canary  -             -")
     assert "kcp/x/lab-cp" in lines[3] and "lab-cp-a " in lines[3] and "->" not in lines[3]
     assert lines[3].endswith("paused: spec.paused is true; two lines")
     column = lines[0].index("ACTION")
@@ -56,3 +56,13 @@ def test_plan_objects_work_as_rows():
     assert "old -> new" in line and "resume" in line and "canary" in line
     obj["after"] = {"infrastructure_ref": None}
     assert "old " in table([obj])[2] and "->" not in table([obj])[2]
+
+
+def test_the_machine_health_checks_of_a_pool_are_shown_with_their_limits_pause_and_remediation():
+    health = {"health_checks": [{"name": "workers", "limits": {"maxUnhealthy": "40%"}, "paused": False},
+                                {"name": "gpu", "limits": {}, "paused": True}],
+              "in_flight": [{"machine": "m-1", "condition": "OwnerRemediated", "reason": "WaitingForRemediation", "message": ""}],
+              "skipped": ["m-2"]}
+    lines = table([{"cluster": "c", "kind": "MachineDeployment", "namespace": "n", "name": "c-md-0", "health": health}], width=200)
+    assert "workers (maxUnhealthy 40%); gpu paused; 1 Machine(s) skip remediation; remediating m-1" in lines[2], lines
+    assert table([{"name": "c-md-0", "health": {"health_checks": [], "in_flight": [], "skipped": []}}])[2].split()[-2:] == ["-", "-"]

@@ -267,3 +267,17 @@ def test_a_rerun_does_not_switch_again_while_the_owner_holds_the_template_refere
                field_owners=FLUX_OWNED)
     got = plan_one(obj)
     assert got["action"] == "skip" and "kustomize-controller" in got["blockers"][0]
+
+
+def test_a_pool_with_a_remediation_in_flight_is_blocked_and_its_coverage_kept():
+    found = {"health_checks": [{"name": "workers", "limits": {"maxUnhealthy": "40%"}, "paused": False}],
+             "in_flight": [{"machine": "m-1", "condition": "OwnerRemediated", "reason": "WaitingForRemediation", "message": ""}],
+             "skipped": []}
+    healthy = dict(found, in_flight=[])
+    busy, calm = entry("md-0"), entry("md-1")
+    busy["health"], calm["health"] = found, healthy
+    objects = refresh.plan([busy, calm], dict(clone(busy), **clone(calm)), refresh_id="hw-1")
+    assert objects[0]["action"] == "skip" and objects[0]["blockers"] == [
+        "remediation in flight: Machine m-1 (OwnerRemediated False: WaitingForRemediation); wait until its owner has "
+        "replaced it (the Machine gone or the condition True), then re-run"]
+    assert objects[1]["action"] == "switch" and objects[1]["health"] == healthy

@@ -261,3 +261,26 @@ def test_new_templates_must_differ_unless_restarting(restart, overrides, objects
     assert bool(found) is problem
     if problem:
         assert found[0].startswith("hardware_refresh_template_overrides is empty, so every new template would be a copy")
+
+
+HOOK_MISSING = {"hooks/smoke.yml": ("/work/project/hooks/smoke.yml", False)}
+
+
+@pytest.mark.parametrize("files, expected", [
+    (HOOK_MISSING, ["hardware_refresh_after_wave: 'hooks/smoke.yml' is no task file on the Ansible host "
+                    "(/work/project/hooks/smoke.yml does not exist or is not a file); give the path of a task file, absolute "
+                    "or relative to the directory ansible-playbook runs in (empty: no hook)"]),
+    ({"hooks/smoke.yml": ("/work/project/hooks/smoke.yml", True)}, []),
+])
+def test_a_hook_names_a_task_file_that_exists(files, expected):
+    values = {"hardware_refresh_before_wave": "", "hardware_refresh_after_wave": "hooks/smoke.yml"}
+    assert settings.errors(values, KNOWN, [], files=files) == expected
+
+
+def test_a_hook_of_the_playbook_is_checked_as_the_role_checks_it():
+    assert settings.playbook_errors({"before_wave": "hooks/smoke.yml", "after_wave": ""}, files=HOOK_MISSING) == [
+        "before_wave: 'hooks/smoke.yml' is no task file on the Ansible host (/work/project/hooks/smoke.yml does not exist or "
+        "is not a file); give the path of a task file, absolute or relative to the directory ansible-playbook runs in "
+        "(empty: no hook)"]
+    (problem,) = settings.playbook_errors({"after_wave": ["a.yml"]})
+    assert problem == "after_wave must be text, got a list ['a.yml']"

@@ -355,3 +355,25 @@ def test_the_end_check_records_an_object_deleted_after_its_wave_and_a_failure_wi
                                                        "msg": "cannot reach the API server"}, NOW, "r1")
     assert unreachable["objects"] == by_ref(a)
     assert unreachable["status"]["failure_reason"] == "the check at the end of the run failed: cannot reach the API server"
+
+
+def test_a_failed_after_wave_hook_fails_the_wave_names_the_hook_and_undoes_it():
+    a, b = obj("a"), obj("b")
+    wait = {"ended": NOW, "resources": [resource(a), resource(b)]}
+    hook = {"point": "after_wave", "file": "/srv/hooks/smoke.yml"}
+    out = failed_wave([a, b], wait, failed_task="Query Prometheus", failed_result={"msg": "error rate 7% > 1%"}, hook=hook)
+    assert out["status"]["failure_reason"] == ("wave wave-1 failed: the after_wave hook /srv/hooks/smoke.yml (its task "
+                                               "'Query Prometheus') failed: error rate 7% > 1%")
+    assert out["status"]["next_step"].startswith("Look at what the hook found")
+    assert out["undo_refs"] == [a["ref"], b["ref"]] and out["failed_refs"] == []
+    # positive control: the same failure without a hook is a task's failure, not the hook's
+    plain = failed_wave([a, b], wait, failed_task="Query Prometheus", failed_result={"msg": "error rate 7% > 1%"})
+    assert plain["status"]["failure_reason"] == "wave wave-1 failed: Query Prometheus failed: error rate 7% > 1%"
+
+
+def test_a_failed_before_wave_hook_fails_the_wave_with_nothing_switched_or_undone():
+    a = obj("a")
+    out = failed_wave([a], {}, switches={"results": []}, failed_task="Ask for approval", failed_result={"msg": "denied"},
+                      hook={"point": "before_wave", "file": "/srv/hooks/approve.yml"})
+    assert out["status"]["failure_reason"].startswith("wave wave-1 failed: the before_wave hook /srv/hooks/approve.yml")
+    assert out["undo"] == [] and out["objects"][a["ref"]]["result"] == "pending"

@@ -16,8 +16,9 @@ An old Machine that is not ready costs no availability and goes first; one being
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
-from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
+from ansible_collections.capi.rollout.plugins.module_utils.core import status_machinedeployment
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
 ON_DELETE = "OnDelete"
@@ -34,26 +35,24 @@ def _machine_order(machine):
     return (machine["ready"] is True, machine.get("created") or "", machine.get("name") or "")
 
 
-def pool_step(md, machine_sets, machines, max_unavailable=1, api_version=None):
+def pool_step(md, machine_sets, machines, max_unavailable=1, api_version=None, now=None):
     """What to do next in OnDelete pool ``md``, given the namespace's MachineSets and Machines (raw objects).
 
     Returns {ref, done, delete, old, deleting, not_ready, unavailable, max_unavailable, message}: ``delete`` the
     names of the Machines to delete now (none while the pool is at its pace), ``old`` those still on an older
     template and not being deleted, ``done`` once every Machine is on the MachineDeployment's template, ready and
-    none is being deleted, as many as its replicas."""
+    none is being deleted, as many as its replicas. A Machine is on the template when its MachineSet is the one CAPI
+    takes as the new one (a restart's rolloutAfter included); ``now`` is the API server's time."""
     md_view = views.deployment_view(md, api_version=api_version)
     pace = max(int(max_unavailable or 1), 1)
-    desired = md_view["template"]
     replicas = md_view["replicas"]["desired"]
     replicas = 1 if replicas is None else replicas
-    sets = {view["name"]: view for view in (views.machine_set_view(ms, api_version=api_version)
-                                             for ms in resource_info.owned_machine_sets(md, machine_sets))}
+    new_sets = status_machinedeployment.new_machine_set_names(md, apiversion.version_of(md, api_version), machine_sets, now=now)
     owned = [views.machine_view(machine, api_version=api_version)
              for machine in resource_info.owned_machines(md, md_view["kind"], machines, machine_sets=machine_sets)]
 
     def current(machine):
-        machine_set = sets.get(machine.get("machine_set"))
-        return machine_set is not None and tmpl.up_to_date(machine_set["template"], desired)
+        return machine.get("machine_set") in new_sets
 
     deleting = [m for m in owned if m["deleting"]]
     live = [m for m in owned if not m["deleting"]]

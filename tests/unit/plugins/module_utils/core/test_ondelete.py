@@ -100,3 +100,14 @@ def test_machines_of_other_machine_deployments_are_left_alone():
 def test_is_on_delete(version):
     assert ondelete.is_on_delete(_on_delete_md(version))
     assert not ondelete.is_on_delete(objs.machine_deployment(version))
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_after_a_restart_the_machines_of_the_machine_set_older_than_rollout_after_are_old(version):
+    md, sets, machines = _pool(version, old=[("a", True, False, T1)], new=[("n", True, False, T3)], replicas=2)
+    for ms in sets:  # a restart: one template, the new MachineSet made after rolloutAfter
+        ms["spec"]["template"]["spec"]["infrastructureRef"] = dict(md["spec"]["template"]["spec"]["infrastructureRef"])
+    sets[0]["metadata"]["creationTimestamp"], sets[1]["metadata"]["creationTimestamp"] = T1, T3
+    md = objs.set_rollout_after(md, T2)
+    step = ondelete.pool_step(md, sets, machines, now=objs.NOW)
+    assert step["old"] == ["a"] and step["delete"] == ["a"]

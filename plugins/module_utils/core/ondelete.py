@@ -48,8 +48,10 @@ def pool_step(md, machine_sets, machines, max_unavailable=1, api_version=None, n
     replicas = md_view["replicas"]["desired"]
     replicas = 1 if replicas is None else replicas
     new_sets = status_machinedeployment.new_machine_set_names(md, apiversion.version_of(md, api_version), machine_sets, now=now)
+    # the Machines of its own MachineSets only: the namespace's lists hold other pools' too
+    own_sets = resource_info.owned_machine_sets(md, machine_sets)
     owned = [views.machine_view(machine, api_version=api_version)
-             for machine in resource_info.owned_machines(md, md_view["kind"], machines, machine_sets=machine_sets)]
+             for machine in resource_info.owned_machines(md, md_view["kind"], machines, machine_sets=own_sets)]
 
     def current(machine):
         return machine.get("machine_set") in new_sets

@@ -91,8 +91,10 @@ def test_done_only_when_every_machine_is_new_ready_and_none_is_deleting(version)
 
 def test_machines_of_other_machine_deployments_are_left_alone():
     md, sets, machines = _pool("v1beta2", old=[("a", True, False, T1)], replicas=1)
+    # another pool of the namespace, with its MachineSet in the same list
     stranger = objs.machine("v1beta2", name="x", ms_name="md-1-abcde", md_name="md-1")
-    step = ondelete.pool_step(md, sets, machines + [stranger])
+    other_set = objs.machine_set("v1beta2", md_name="md-1", suffix="abcde", infra="md-1-infra-v1")
+    step = ondelete.pool_step(md, sets + [other_set], machines + [stranger])
     assert step["delete"] == ["a"] and step["old"] == ["a"]
 
 

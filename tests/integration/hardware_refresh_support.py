@@ -138,18 +138,25 @@ class Background:
             self._out.flush()
         return self.log.read_text(encoding="utf-8")
 
-    def kill(self):
-        """SIGKILL to ansible-playbook and every worker and module it started: nothing gets to clean up. Its workers
-        start sessions of their own (ansible-core's WorkerProcess._detach, os.setsid), so a kill of its process group
-        alone would leave them running: the tree is frozen first (SIGSTOP, so that none forks meanwhile), then killed."""
-        frozen = []
-        for _round in range(2):  # a process forked while the first round ran is caught by the second
-            for pid in [self.proc.pid] + _descendants(self.proc.pid):
-                if pid not in frozen:
-                    _signal(pid, signal.SIGSTOP)
-                    frozen.append(pid)
-        for pid in frozen:
-            _signal(pid, signal.SIGKILL)
+    def kill(self, workers=False):
+        """SIGKILL to ansible-playbook and the processes of its group: nothing gets to clean up. Its workers start
+        sessions of their own (ansible-core's WorkerProcess._detach, os.setsid): they, and the module calls they run,
+        go on (an action plugin such as capi_rollout_wait's keeps calling its module) unless ``workers``, which kills
+        the whole tree, frozen first (SIGSTOP, so that none forks meanwhile)."""
+        if workers:
+            frozen = []
+            for _round in range(2):  # a process forked while the first round ran is caught by the second
+                for pid in [self.proc.pid] + _descendants(self.proc.pid):
+                    if pid not in frozen:
+                        _signal(pid, signal.SIGSTOP)
+                        frozen.append(pid)
+            for pid in frozen:
+                _signal(pid, signal.SIGKILL)
+        else:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.proc.wait(timeout=30)
         self._out.close()
 

@@ -16,25 +16,27 @@ pytestmark = pytest.mark.needs_controller
 
 NS = "team-od"
 MD = "od-pool"
+UNDO = "od-undo"
 PROVISION_SECONDS = 4  # a replacement takes a few seconds: the run can be killed between two deletions
 
 
 @pytest.fixture(scope="module")
 def pool(capi):
-    capi.add_workload("od", NS, "v1.30.4", ["pool"])
+    """od-pool (2 Machines) and od-undo (1 Machine), both OnDelete, their Machines a few seconds to provision."""
+    capi.add_workload("od", NS, "v1.30.4", ["pool", "undo"])
     strategy = {"strategy": {"type": "OnDelete"}}
-    capi.admin.patch_merge(capi.path("MachineDeployment", NS, MD),
-                           {"spec": dict(strategy if capi.version == "v1beta1" else {"rollout": strategy}, replicas=2)})
-    # on its template, so on the refresh's clone of it too
-    capi.slow_machines(MD, PROVISION_SECONDS, namespace=NS)
-    res = capi.run("capi_rollout_info", kind="MachineDeployment", namespace=NS, name=MD, wait=True, wait_timeout=120,
-                   stall_timeout=60)
+    for name, replicas in ((MD, 2), (UNDO, 1)):
+        capi.admin.patch_merge(capi.path("MachineDeployment", NS, name),
+                               {"spec": dict(strategy if capi.version == "v1beta1" else {"rollout": strategy}, replicas=replicas)})
+        # on its template, so on the refresh's clone of it too
+        capi.slow_machines(name, PROVISION_SECONDS, namespace=NS)
+    res = capi.run("capi_rollout_info", kind="MachineDeployment", namespace=NS, wait=True, wait_timeout=120, stall_timeout=60)
     assert not res.failed, res.get("msg")
     return capi
 
 
-def machines(capi):
-    return capi.machines(f"cluster.x-k8s.io/deployment-name={MD}", namespace=NS)
+def machines(capi, md=MD):
+    return capi.machines(f"cluster.x-k8s.io/deployment-name={md}", namespace=NS)
 
 
 def deleting(names, live):
@@ -45,6 +47,18 @@ def deleting(names, live):
 def extra(refresh_id, **more):
     return dict(FAST, refresh_id=refresh_id, template_overrides={"customImage": f"kindest/node:{refresh_id}"},
                 namespaces=[NS], clusters=["od"], **more)
+
+
+def template_of(capi, machine, md):
+    """The infrastructure template of a Machine: that of its MachineSet."""
+    ms = capi.machine_sets(md, namespace=NS)[machine["metadata"]["labels"]["cluster.x-k8s.io/set-name"]]
+    return ms["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+
+
+def machine_deletes(capi, mark):
+    """Every DELETE of a Machine the runs sent (whatever the answer: a request cut by the kill counts too)."""
+    return [e["objectRef"]["name"] for e in capi.writes(mark)
+            if e["verb"] == "delete" and e["objectRef"].get("resource") == "machines"]
 
 
 def test_an_on_delete_pool_is_blocked_by_default_and_replaced_one_machine_at_a_time_across_a_kill(pool, tmp_path):
@@ -61,11 +75,11 @@ def test_an_on_delete_pool_is_blocked_by_default_and_replaced_one_machine_at_a_t
     old = machines(capi)
     assert len(old) == 2 and all(m["metadata"].get("deletionTimestamp") is None for m in old.values())
     mark = capi.mark()
-    settings = extra(f"od-{capi.capi_version.replace('.', '-')}", on_delete="replace", lock_duration=8)
+    settings = extra(f"od-{capi.capi_version.replace('.', '-')}", on_delete="replace", lock_duration=8, machine_deployments=[MD])
     with Background(capi.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "first", limit=capi.host) as first:
         # killed once the first old Machine is deleted: the other one is still there, on the old template
         wait_for("the first old Machine to be deleted", lambda: deleting(old, machines(capi)), 180)
-        first.kill()
+        first.kill(workers=True)  # its wait would otherwise go on deleting
     assert "PLAY RECAP" not in first.output()
     left = machines(capi)
     assert [name for name in old if name in left and not deleting([name], left)], "the killed run should have left an old Machine"
@@ -77,18 +91,35 @@ def test_an_on_delete_pool_is_blocked_by_default_and_replaced_one_machine_at_a_t
     assert again.cluster(capi.host)["result"] == "succeeded" and obj["result"] == "succeeded", obj
     target = obj["after"]["infrastructure_ref"]["name"]
     # done, from the Machines: both new (their MachineSet on the target template), ready, none of the old left
-    sets = capi.machine_sets(MD, namespace=NS)
     now = machines(capi)
     assert len(now) == 2 and not set(old) & set(now), sorted(now)
     for machine in now.values():
-        ms = sets[machine["metadata"]["labels"]["cluster.x-k8s.io/set-name"]]
-        assert ms["spec"]["template"]["spec"]["infrastructureRef"]["name"] == target
+        assert template_of(capi, machine, MD) == target
         assert machine["metadata"].get("deletionTimestamp") is None and machine["status"].get("nodeRef")
     # each old Machine deleted once, by the runs (positive control: the deletions are in the audit log), none twice
     # and no other Machine
-    deletes = [e["objectRef"]["name"] for e in capi.writes(mark)
-               if e["verb"] == "delete" and e["objectRef"].get("resource") == "machines"
-               and (e.get("responseStatus") or {}).get("code") in (200, 202)]
+    deletes = machine_deletes(capi, mark)
     assert sorted(deletes) == sorted(old), deletes
     assert sum(1 for line in again.stdout.splitlines() if "deleted Machine" in line) >= 1, again.explain()
     assert capi.get("MachineDeployment", MD, NS)["spec"]["template"]["spec"]["infrastructureRef"]["name"] == target
+
+
+def test_a_failed_on_delete_pool_is_undone_and_its_failed_machine_replaced_on_the_old_template(pool, tmp_path):
+    capi = pool
+    original = capi.get("MachineDeployment", UNDO, NS)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    (old,) = machines(capi, UNDO)
+    mark = capi.mark()
+    run = run_playbook(capi.fleet.inventory, "hardware_refresh.yml",
+                       extra(f"od-undo-{capi.capi_version.replace('.', '-')}", on_delete="replace", machine_deployments=[UNDO],
+                             stall_timeout=8,
+                             object_templates={UNDO: {"annotations": {"sim.capi-rollout.dev/fail-provisioning": "true"}}}),
+                       tmp_path / "report", limit=capi.host)
+    assert run.rc != 0, run.explain()
+    failed = run.obj(capi.host, UNDO)
+    assert failed["result"] == "failed" and failed["failure_reason"].startswith("stalled"), failed
+    assert failed["undo"]["result"] == "succeeded", failed["undo"]
+    # from the Machines: one, on the original template, ready; the old one and the one that never came up deleted
+    (machine,) = machines(capi, UNDO).values()
+    assert template_of(capi, machine, UNDO) == original and machine["status"].get("nodeRef"), machine["metadata"]["name"]
+    deletes = machine_deletes(capi, mark)
+    assert len(deletes) == 2 and deletes[0] == old and machine["metadata"]["name"] not in deletes, deletes

@@ -72,6 +72,7 @@ class ActionModule(ActionBase):
                 task_args["progress_interval"] = max(1, min(interval, int(renew_every)))
 
         progress = []
+        deleted = []  # the Machines of OnDelete pools each call deleted (on_delete=replace)
         requests = 0
         renewals = 0
         tracking = task_args.pop("tracking", None)
@@ -91,6 +92,7 @@ class ActionModule(ActionBase):
             self._show(host, lines or ([] if out.get("failed") or out.get("finished_call", True) else [self.heartbeat(out)]),
                        verbosity)
             progress.extend(lines)
+            deleted.extend(out.get("deleted") or [])
             requests += int(out.get("api_requests") or 0)
             if out.get("lease_renewals"):
                 renewals += int(out["lease_renewals"])
@@ -103,7 +105,8 @@ class ActionModule(ActionBase):
         out["progress"] = progress
         out["api_requests"] = requests
         out["lease_renewals"] = renewals
-        out["changed"] = False
+        out["deleted"] = deleted
+        out["changed"] = bool(deleted)
         out.pop("tracking", None)
         out["tracking"] = {}
         result.update(out)

@@ -87,6 +87,15 @@ options:
     description: Plan a restart on the current templates - no new template is planned.
     type: bool
     default: false
+  on_delete:
+    description:
+      - What the plan does with a MachineDeployment whose strategy is C(OnDelete), where a template switch replaces no
+        Machine until someone deletes it. V(skip) makes it a blocker of that object. V(replace) plans it like the
+        others; the wave's M(capi.rollout.capi_rollout_wait) with O(capi.rollout.capi_rollout_wait#module:on_delete=replace)
+        then deletes its old Machines at a controlled pace.
+    type: str
+    choices: [skip, replace]
+    default: skip
   refresh_id:
     description:
       - The id of the refresh (its rollout id). An object this refresh already switched is V(unchanged) when its
@@ -241,6 +250,7 @@ def main():
             workers={"type": "bool", "default": True},
             templates={"type": "dict", "default": {}, "options": TEMPLATE_OPTIONS},
             restart={"type": "bool", "default": False},
+            on_delete={"type": "str", "choices": ["skip", "replace"], "default": "skip"},
             refresh_id={"type": "str", "required": True},
             max_in_flight={"type": "raw", "default": 1},
             canary={"type": "bool", "default": False},

@@ -110,6 +110,26 @@ options:
       - Cut to a third of O(lease.lease_duration_seconds) when O(lease) is given. From V(1) to V(3600).
     type: int
     default: 60
+  on_delete:
+    description:
+      - What the wait does with a MachineDeployment among O(objects) whose strategy is C(OnDelete), where CAPI
+        replaces a Machine only once someone deletes it.
+      - V(wait) only waits (such a rollout stalls unless someone deletes the old Machines).
+      - V(replace) deletes its Machines that are not on its template at the start of each call of the module, at
+        most O(on_delete_max_unavailable) short of its replicas at a time, the ones that are not ready first, then the
+        oldest; a Machine being deleted is never deleted again, so a wait started again after an interruption goes
+        on where the other stopped. The pool is done when all its Machines are on its template and ready (its
+        MachineSets and Machines are read, one list each per namespace). Each deletion is a progress line and an
+        entry of RV(deleted). Needs C(delete) on C(machines) (C(docs/rbac.yml)).
+    type: str
+    choices: [wait, replace]
+    default: wait
+  on_delete_max_unavailable:
+    description:
+      - With O(on_delete=replace), the most Machines of a pool that may be unavailable (deleted and not yet replaced
+        by a ready one) at a time. CAPI's OnDelete strategy has no C(maxUnavailable) of its own. From V(1) to V(10000).
+    type: int
+    default: 1
   progress_verbosity:
     description:
       - Print the progress lines while waiting when Ansible runs with at least this many C(-v). V(0) prints them
@@ -128,7 +148,7 @@ options:
     type: float
 notes:
   - Needs C(list) on C(machinedeployments) / C(kubeadmcontrolplanes) and, when something is stuck, C(list) on
-    C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
+    C(machines); with O(on_delete=replace) C(list) on C(machinesets) and C(delete) on C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.lease
@@ -138,7 +158,7 @@ attributes:
     description: An action plugin runs the module repeatedly and prints progress between the calls.
     support: full
   check_mode:
-    description: Read-only; waits in check mode too.
+    description: Waits in check mode too; the deletions of O(on_delete=replace) are server-side dry runs.
     support: full
   diff_mode:
     description: Read-only; nothing to show.
@@ -176,10 +196,16 @@ EXAMPLES = r'''
 
 RETURN = r'''
 changed:
-  description: Always false.
+  description: Whether Machines were deleted (O(on_delete=replace)).
   returned: always
   type: bool
   sample: false
+deleted:
+  description: The Machines deleted with O(on_delete=replace) - the pool's C(ref), the C(machine) and its C(node).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{ref: machinedeployment/default/edge-md-0, machine: edge-md-0-x7k2p-abcde, node: edge-md-0-x7k2p-abcde}]
 phase:
   description: V(succeeded), or V(failed) (with RV(reason)).
   returned: always
@@ -363,6 +389,8 @@ def main():
             poll_interval={"type": "int", "default": 10},
             progress_interval={"type": "int", "default": 60},
             progress_verbosity={"type": "int", "default": 0},
+            on_delete={"type": "str", "choices": ["wait", "replace"], "default": "wait"},
+            on_delete_max_unavailable={"type": "int", "default": 1},
             lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
             tracking={"type": "dict"},
             time_left={"type": "float"},

@@ -86,6 +86,32 @@ def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=
     return PlaybookRun(proc.returncode, proc.stdout, default_dir if report_dir is None else report_dir)
 
 
+def _descendants(pid):
+    """The processes below ``pid`` (from /proc), children before their own."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _signal(pid, sig):
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 class Background:
     """ansible-playbook running in its own process group, its output in a file; as a context manager, killed at the end
     of the block when it still runs."""
@@ -112,12 +138,25 @@ class Background:
             self._out.flush()
         return self.log.read_text(encoding="utf-8")
 
-    def kill(self):
-        """SIGKILL to ansible-playbook and every worker and module it started: nothing gets to clean up."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    def kill(self, workers=False):
+        """SIGKILL to ansible-playbook and the processes of its group: nothing gets to clean up. Its workers start
+        sessions of their own (ansible-core's WorkerProcess._detach, os.setsid): they, and the module calls they run,
+        go on (an action plugin such as capi_rollout_wait's keeps calling its module) unless ``workers``, which kills
+        the whole tree, frozen first (SIGSTOP, so that none forks meanwhile)."""
+        if workers:
+            frozen = []
+            for _round in range(2):  # a process forked while the first round ran is caught by the second
+                for pid in [self.proc.pid] + _descendants(self.proc.pid):
+                    if pid not in frozen:
+                        _signal(pid, signal.SIGSTOP)
+                        frozen.append(pid)
+            for pid in frozen:
+                _signal(pid, signal.SIGKILL)
+        else:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.proc.wait(timeout=30)
         self._out.close()
 

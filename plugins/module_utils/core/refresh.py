@@ -274,7 +274,7 @@ def _control_plane_versions(control_planes):
     return out
 
 
-def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
+def _blockers(entry, clone, on_target, ours, cp_versions, restart=False, on_delete="skip"):
     blockers = []
     kind = entry.get("kind")
     for reason in entry.get("paused_reasons") or ([] if not entry.get("paused") else ["paused"]):
@@ -285,9 +285,9 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
     elif not clone.get("ok"):
         blockers.append(f"target template: {clone.get('msg') or 'could not be planned'}")
     strategy = _get(entry, "rollout", "strategy", "type")
-    if strategy == "OnDelete":
+    if strategy == "OnDelete" and on_delete != "replace":
         blockers.append("strategy OnDelete: switching the template replaces no Machine until someone deletes them; "
-                        "roll it by hand")
+                        "roll it by hand, or refresh with on_delete=replace (the run deletes them at a controlled pace)")
     if _get(entry, "rollout", "pending"):
         blockers.append(f"a rollout is already scheduled for {_get(entry, 'rollout', 'after')}")
     if not _get(entry, "rollout", "complete") and not (on_target and ours) and \
@@ -301,14 +301,16 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False):
     return blockers
 
 
-def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False, field_owners="refuse"):
+def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False, field_owners="refuse",
+         on_delete="skip"):
     """Report objects for ``candidates`` (info entries) given ``clones`` ({ref: {ok, msg, infrastructure_ref,
     template}} from capi_machine_template in check mode) and every control plane (for the version skew).
 
     ``restart``: a plain restart (rotate the Machines onto their current template): no clones are needed,
     the target is the current template, and an object counts as done once this refresh id restarted it.
     ``field_owners``: what a field the switch (or restart) writes that another manager owns means (core.owners:
-    refuse: a blocker, warn: a note, ignore: nothing).
+    refuse: a blocker, warn: a note, ignore: nothing). ``on_delete``: an OnDelete pool is a blocker (skip) or switched
+    and its old Machines deleted by the wave's wait (replace, core.ondelete).
 
     Each object has the report fields (kind, namespace, name, cluster, replicas, before, after, action,
     result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``wait`` (the
@@ -355,7 +357,7 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
             continue
         if not restart:
             obj["notes"].extend((entry.get("clone") or {}).get("warnings") or [])
-        blockers = _blockers(entry, clone, on_target, ours, cp_versions, restart=restart)
+        blockers = _blockers(entry, clone, on_target, ours, cp_versions, restart=restart, on_delete=on_delete)
         owned, owned_note = owners.plan_blocker(entry.get("field_owners"), restart, field_owners)
         if owned and not on_target:
             blockers.append(owned)
@@ -411,11 +413,11 @@ def plan_waves(objects, max_in_flight=1, canary=False):
 
 
 def refresh_plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1, canary=False,
-                 restart=False, field_owners="refuse"):
+                 restart=False, field_owners="refuse", on_delete="skip"):
     """The plan of one management cluster: {objects (see plan), waves (see plan_waves), blocked (the objects with
     blockers)}. ``clones``: {ref: outcome} (clone_outcomes). ValueError for a bad ``max_in_flight``."""
     objects = plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
-                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart), field_owners=field_owners)
+                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart), field_owners=field_owners, on_delete=on_delete)
     waves = plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
     return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
 

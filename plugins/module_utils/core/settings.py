@@ -64,6 +64,8 @@ BOUNDS = {
                            "100 records stay far inside the API server's 256 KiB for all annotations of an object"),
     "max_in_flight": Bound(1, 10000, "objects", "rolling at the same time (per wave), or a percentage of them",
                            "10000 is more than any management cluster holds", percent=True),
+    "on_delete_max_unavailable": Bound(1, 10000, "Machines", "of an OnDelete pool unavailable at a time while the run "
+                                       "deletes its old Machines", "10000 is more than any pool holds"),
     "batch_size": Bound(1, 10000, "management clusters", "rolled at the same time (a batch), or a percentage of them",
                         "10000 is more than any fleet holds", percent=True),
     "failure_budget_percent": Bound(0, 100, "percent", "of a batch's management clusters that may fail before the later "
@@ -76,6 +78,7 @@ MODULE_BOUNDS = {
     "poll_interval": "poll_interval", "progress_interval": "progress_interval", "progress_verbosity": "progress_verbosity",
     "history_limit": "history_limit",
     "lease_duration_seconds": "lease_duration_seconds", "max_in_flight": "max_in_flight",
+    "on_delete_max_unavailable": "on_delete_max_unavailable",
 }
 # capi_rollout_lock: its wait_timeout is how long to wait for another holder (0: not at all)
 LOCK_BOUNDS = dict(MODULE_BOUNDS, wait_timeout="lock_wait_timeout")
@@ -93,6 +96,7 @@ ROLE_BOUNDS = {
     "hardware_refresh_lock_wait_timeout": "lock_wait_timeout",
     "hardware_refresh_window_minutes": "window_minutes",
     "hardware_refresh_max_in_flight": "max_in_flight",
+    "hardware_refresh_on_delete_max_unavailable": "on_delete_max_unavailable",
 }
 
 # Task files of the hardware_refresh role's hooks (included once per wave): variable -> its playbook variable
@@ -111,6 +115,7 @@ PLAYBOOK_VARIABLES = {
     "control_plane": "bool", "workers": "bool", "canary": "bool", "undo_on_failure": "bool", "lock_force": "bool",
     "allow_empty": "bool", "sliced": "bool",
     "on_blocked": "choice:fail|skip", "field_owners": "choice:refuse|warn|ignore", "in_place": "choice:replace|allow",
+    "on_delete": "choice:skip|replace", "on_delete_max_unavailable": "bound:on_delete_max_unavailable",
     "not_before": "time", "not_after": "time",
     "max_in_flight": "bound:max_in_flight", "batch_size": "bound:batch_size",
     "failure_budget_percent": "bound:failure_budget_percent",

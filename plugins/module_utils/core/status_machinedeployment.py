@@ -65,6 +65,11 @@ def _new_and_old(md, version, machine_sets, now):
     return new, old, expired
 
 
+def new_machine_set_names(md, version, machine_sets, now=None):
+    """Names of the MachineSets of ``md`` that CAPI takes as its new one (template match, rolloutAfter; _new_and_old)."""
+    return [paths.get_path(ms, "metadata.name") for ms in _new_and_old(md, version, machine_sets, now)[0]]
+
+
 def machine_set_wait(ref, md, version, machine_sets, now=None):
     """(waiting_for, message) while the MachineSets show the rollout unfinished, else None."""
     prefix = f"Waiting for {ref} rollout to finish: "

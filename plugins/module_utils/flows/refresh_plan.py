@@ -105,7 +105,7 @@ def run_refresh_plan(module):
     plan = refresh.refresh_plan(targets, refresh.clone_outcomes(clones), control_planes=control_planes,
                                 refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
                                 max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"],
-                                field_owners=params["field_owners"])
+                                field_owners=params["field_owners"], on_delete=params["on_delete"])
     out = run.result(changed=False, plan=plan, lock=probed,
                      api_version=next((entry["api_version"] for entry in machine_deployments), None))
     if module._diff:

@@ -11,8 +11,9 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
-from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
@@ -66,6 +67,52 @@ def read_groups(run, objects, known=False):
             selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace}, require_match=False)
         groups.append(waiters.Group.of(selected, names=names))
     return groups
+
+
+def _delete_machine(run, machine, version, ref):
+    """DELETE one Machine, only the one that was read (uid precondition); False when it is gone or was replaced."""
+    meta = machine.get("metadata") or {}
+    path = targets.path_of(apiversion.MACHINE, apiversion.api_version_string(apiversion.MACHINE, version), meta.get("namespace"),
+                           meta.get("name"))
+    try:
+        run.api.request("DELETE", path, body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": meta.get("uid")}})
+    except ApiError as err:
+        if err.status in (404, 409):
+            return False
+        raise api_error(err, ref=ref, verb="delete", resource=apiversion.resource(apiversion.MACHINE, version),
+                        namespace=meta.get("namespace"), host=run.api.host)
+    return True
+
+
+def replace_on_delete(run, objects, max_unavailable):
+    """Delete the next old Machines of the OnDelete MachineDeployments among ``objects`` (core.ondelete decides which,
+    at most ``max_unavailable`` unavailable per pool), before this call of the wait watches them: CAPI then replaces
+    them. One LIST of MachineDeployments, MachineSets and Machines per namespace. Returns [{ref, machine, node}]."""
+    deleted = []
+    names_of = {}
+    for kind, namespace, name, _ref in objects:
+        if kind == apiversion.MACHINE_DEPLOYMENT:
+            names_of.setdefault(namespace, set()).add(name)
+    for namespace, names in sorted(names_of.items()):
+        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+                                                           "names": sorted(names)}, require_match=False)
+        pools = [md for md in selected.objects if ondelete.is_on_delete(md, api_version=selected.version)]
+        if not pools:
+            continue
+        machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
+        machines, version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
+        by_name = {(m.get("metadata") or {}).get("name"): m for m in machines}
+        now = run.api.server_now()
+        for md in pools:
+            step = ondelete.pool_step(md, machine_sets, machines, max_unavailable=max_unavailable,
+                                      api_version=selected.version, now=now)
+            for name in step["delete"]:
+                if _delete_machine(run, by_name[name], version, step["ref"]):
+                    node = ((by_name[name].get("status") or {}).get("nodeRef") or {}).get("name")
+                    deleted.append({"ref": step["ref"], "machine": name, "node": node})
+                    run.progress.append(f"{step['ref']}: deleted Machine {name}" + (f" (Node {node})" if node else "")
+                                        + f" - {step['message']}")
+    return deleted
 
 
 def _machine_reason(machine):
@@ -148,6 +195,7 @@ def run_wait(module):
     run.connect(wait=wait_limit(params))
     waiter = None
     objects = []
+    deleted = []
     # the lock is renewed as the wait starts, and on each later call the action plugin hands it to (every third of
     # its duration): within this call's deadline
     renewed = 1 if params.get("lease") else 0
@@ -155,9 +203,10 @@ def run_wait(module):
         objects = _objects(params)
         if renewed:
             locks.renew(run, params["lease"])
+        deleted = replace_on_delete(run, objects, params["on_delete_max_unavailable"]) if params.get("on_delete") == "replace" else []
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
-                                          finished_call=True, tracking={}, lease_renewals=renewed,
+                                          finished_call=True, tracking={}, lease_renewals=renewed, deleted=[],
                                           **{k: None for k in ("started", "rollout_finished", "soak_finished", "ended")}))
         waiter = run.waiter(read_groups(run, objects, known=bool(params.get("tracking"))), params["wait_timeout"], params["stall_timeout"],
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
@@ -170,18 +219,18 @@ def run_wait(module):
         if waiter is not None:
             run.progress.extend(waiter.progress)
         refs = [entry[3] for entry in objects]
-        run.fail(run.timed_out(err, refs, state), changed=False, finished_call=True, tracking=state or {}, phase=ws.FAILED,
-                 lease_renewals=0, failed_refs=[ref for ref in refs if not (state or {}).get("done_at", {}).get(ref)])
+        run.fail(run.timed_out(err, refs, state), changed=bool(deleted), finished_call=True, tracking=state or {}, phase=ws.FAILED,
+                 lease_renewals=0, deleted=deleted, failed_refs=[ref for ref in refs if not (state or {}).get("done_at", {}).get(ref)])
     except (RolloutError, ApiError, TransportError) as err:
         if waiter is not None:
             run.progress.extend(waiter.progress)
-        run.fail(err, changed=False, finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED,
-                 lease_renewals=0)
+        run.fail(err, changed=bool(deleted), finished_call=True, tracking=waiter.state if waiter else {}, phase=ws.FAILED,
+                 lease_renewals=0, deleted=deleted)
     run.progress.extend(waiter.progress)
     state = waiter.state
     summary = ws.summary(state)
-    result = run.result(changed=False, resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
-                        tracking=state, lease_renewals=renewed, time_left=waiter.seconds_left(),
+    result = run.result(changed=bool(deleted), resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
+                        tracking=state, lease_renewals=renewed, deleted=deleted, time_left=waiter.seconds_left(),
                         **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] == ws.SUCCEEDED:
         _count_machine_changes(run, params, result["resources"])

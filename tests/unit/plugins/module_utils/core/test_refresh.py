@@ -91,6 +91,14 @@ def test_blockers(kwargs, text):
     assert any(text in b for b in obj["blockers"]), obj["blockers"]
 
 
+def test_an_on_delete_pool_is_switched_with_on_delete_replace_and_blocked_by_default():
+    pool = entry("a-md-0", strategy="OnDelete")
+    assert "refresh with on_delete=replace" in plan_one(pool)["blockers"][0]
+    assert plan_one(pool, on_delete="skip")["action"] == "skip"
+    got = plan_one(pool, on_delete="replace")
+    assert got["action"] == "switch" and got["blockers"] == []
+
+
 def test_a_clone_that_cannot_be_planned_blocks():
     obj = entry("a-md-0")
     got = plan_one(obj, clones=clone(obj, ok=False, msg="source template missing"))

@@ -183,7 +183,7 @@ reason:
   description:
     - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
       V(lock_lost) (another run took the lock), V(drift) (an object is not on the O(objects[].infrastructure_ref) it
-      must be on), V(template_missing) (the infrastructure template an object is on was deleted, so its MachineSet
+      must be on, or its Cluster topology no longer holds its O(objects[].topology)), V(template_missing) (the infrastructure template an object is on was deleted, so its MachineSet
       cannot create Machines from it); null on success.
     - Whether the templates exist is read (one list per template kind and namespace) as the wait starts and at each
       moment that may end it (every rollout complete, the end of the soak, a stall or timeout due), so a wait
@@ -253,7 +253,9 @@ resources:
           C(version) - so that a caller reports what is there, not what it asked for; null if it was never read.
       type: dict
     drift:
-      description: Why the object is not on its O(objects[].infrastructure_ref) (RV(reason)=V(drift)); null otherwise.
+      description:
+        - Why the object is not on its O(objects[].infrastructure_ref), or its Cluster topology no longer holds its
+          O(objects[].topology) (RV(reason)=V(drift)); null otherwise.
       type: str
     template_missing:
       description: Which template of the object no longer exists (RV(reason)=V(template_missing)); null otherwise.
@@ -340,6 +342,10 @@ def main():
                 "infrastructure_ref": {"type": "dict", "options": {
                     "kind": {"type": "str"},
                     "name": {"type": "str", "required": True},
+                }},
+                "topology": {"type": "dict", "options": {
+                    "overrides": {"type": "dict", "required": True},
+                    "template": {"type": "dict", "default": {}},
                 }},
             }},
             wait_timeout={"type": "int", "default": 1200},

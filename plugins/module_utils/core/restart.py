@@ -474,7 +474,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                           message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
                                   "the new template and rolls this MachineDeployment",
                           relied_on=_relied_on(read, owner), **extra)
-    plan.update(owner=owner, changed=True, action=RESTARTED)
+    # what a wait holds it to: the generated template's name is not known yet, its values are
+    plan.update(owner=owner, changed=True, action=RESTARTED, hold={"overrides": values, "template": overrides})
     return plan
 
 

@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -199,3 +200,42 @@ def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
             hint="add a variable with a JSON patch onto that field to the ClusterClass, or switch the MD to a worker "
                  "class whose template has the new values (docs/clusterclass.md)")
     return values, "; ".join(why)
+
+
+# --- holding a topology MD to its change while waiting (core.waitstate.hold_topology) --------------------------------
+
+def _at_pointer(obj, pointer):
+    node = obj
+    for part in pointer.lstrip("/").split("/"):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part.replace("~1", "/").replace("~0", "~"))
+    return node
+
+
+def template_lacks(template, values):
+    """[(RFC 6901 pointer, wanted, found)] of ``values`` (spec.template.spec fields, as ``switches[].template.overrides``)
+    that the infrastructure ``template`` does not carry: the topology has not generated the new template yet."""
+    return [(pointer, value, _at_pointer(template, pointer)) for pointer, value in _leaves(values or {})
+            if _at_pointer(template, pointer) != value]
+
+
+def overrides_lacking(cluster, obj, kind, ref, overrides):
+    """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's topology entry in ``cluster``
+    does not hold (someone reverted the change); every one when the entry is gone."""
+    try:
+        _keys, entry, _name = _entry(cluster, obj, kind, ref)
+    except RolloutError:
+        entry = {}
+    held = {item.get("name"): item.get("value") for item in paths.get_path(entry, "variables.overrides", []) or []}
+    return [(variable, value, held.get(variable)) for variable, value in sorted((overrides or {}).items())
+            if held.get(variable) != value]
+
+
+def entry_field(obj, kind):
+    """The managedFields path (core.owners.covers) of the object's topology entry in its Cluster: who last wrote it."""
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        return TOPOLOGY_POINTER + ("controlPlane",)
+    name = (paths.get_path(obj, "metadata.labels", {}) or {}).get(keys.TOPOLOGY_DEPLOYMENT_NAME_LABEL)
+    key = json.dumps({"name": name}, separators=(",", ":"))
+    return TOPOLOGY_POINTER + ("workers", "machineDeployments", f"k:{key}")

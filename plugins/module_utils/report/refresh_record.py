@@ -63,6 +63,12 @@ def _clones(switches):
     return [clone for result in (switches or {}).get("results") or [] for clone in result.get("clones") or []]
 
 
+def _holds(switches):
+    """{ref: hold} of the objects the switch calls changed through their Cluster topology (their ``objects[].hold``)."""
+    return {entry["ref"]: entry["hold"] for result in (switches or {}).get("results") or []
+            for entry in result.get("objects") or [] if entry.get("hold") and entry.get("changed")}
+
+
 def _failed_clones(switches):
     """Refs of the objects whose target template could not be made (the switch calls' ``clones``)."""
     return [refresh.result_ref(result) for result in _clones(switches)
@@ -114,15 +120,24 @@ def switched(objects, wave_objects, switches, restart, now):
         cloned.setdefault(refresh.result_ref(result), result)
     _failed, switched_at = _switch_outcome(switches)
     changes = {}
+    holds = _holds(switches)
     for obj in wave_objects:
         if obj.get("resume") or obj["ref"] not in switched_at:
+            continue
+        if obj["ref"] in holds:
+            # switched through its Cluster topology: held to the change, the generated template's name comes later
+            changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "wait": {"topology": holds[obj["ref"]]}}
             continue
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
         changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "after": {"infrastructure_ref": ref},
                                "wait": {"infrastructure_ref": None if restart else dict(ref)}}
-    return _apply(objects, changes)
+    out = _apply(objects, changes)
+    for ref in holds.keys() & changes.keys():
+        # capi_rollout_wait takes a topology change or a template, not both
+        out[ref]["wait"] = {key: value for key, value in out[ref]["wait"].items() if key != "infrastructure_ref"}
+    return out
 
 
 def rolled_out(objects, resources):

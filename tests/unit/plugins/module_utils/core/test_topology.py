@@ -149,3 +149,30 @@ def test_plan_overrides_sets_several_and_names_them():
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
         {"name": "a", "value": 1}, {"name": "b", "value": 2}]
     assert owner["message"].endswith("machineDeployments[md-0].variables.overrides: a=1, b=2")
+
+
+def test_template_lacks_names_each_value_the_template_does_not_carry():
+    template = {"spec": {"template": {"spec": {"customImage": "img:old", "extra": {"a": 1}}}}}
+    assert topology.template_lacks(template, {"customImage": "img:new", "extra": {"a": 1}}) == \
+        [("/spec/template/spec/customImage", "img:new", "img:old")]
+    assert topology.template_lacks(template, {"customImage": "img:old"}) == []
+    assert topology.template_lacks({}, {"customImage": "img:new"}) == [("/spec/template/spec/customImage", "img:new", None)]
+
+
+def test_overrides_lacking_reads_the_md_entry_by_its_deployment_name():
+    md = _md("md-1")
+    assert topology.overrides_lacking(_cluster(), md, "MachineDeployment", MD_REF,
+                                      {"workerImage": "kindest/node:v1.30.4-custom"}) == []
+    assert topology.overrides_lacking(_cluster(), md, "MachineDeployment", MD_REF, {"workerImage": "new"}) == \
+        [("workerImage", "new", "kindest/node:v1.30.4-custom")]
+    # md-0 has no overrides; an entry that is gone lacks every one
+    assert topology.overrides_lacking(_cluster(), _md("md-0"), "MachineDeployment", MD_REF, {"workerImage": "x"}) == \
+        [("workerImage", "x", None)]
+    assert topology.overrides_lacking(_cluster(), _md("md-9"), "MachineDeployment", MD_REF, {"workerImage": "x"}) == \
+        [("workerImage", "x", None)]
+
+
+def test_entry_field_is_the_managed_fields_path_of_the_entry():
+    assert topology.entry_field(_md("md-1"), "MachineDeployment") == \
+        ("spec", "topology", "workers", "machineDeployments", 'k:{"name":"md-1"}')
+    assert topology.entry_field(_kcp(), "KubeadmControlPlane") == ("spec", "topology", "controlPlane")

@@ -57,3 +57,15 @@ def test_a_name_missing_on_a_later_call_is_gone_and_the_wait_fails_it_as_deleted
     state = ws.new_state([group.ref(name) for name in group.names], 0)
     ws.observe(state, 1, {group.ref("md-0"): {"done": False, "message": "rolling", "signature": "s"}}, 100, 50)
     assert state["reason"] == ws.DELETED and state["failed_refs"] == [group.ref("md-1")]
+
+
+def test_topology_holds_by_ref_and_a_template_name_besides_is_refused_naming_the_object():
+    hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    params = {"objects": [{"name": "md-0", "topology": hold, "infrastructure_ref": None},
+                          {"name": "md-1", "infrastructure_ref": {"name": "t"}, "topology": None}]}
+    assert waits._holds(params) == {"machinedeployment/default/md-0": hold}
+    params["objects"][1]["topology"] = hold
+    with pytest.raises(RolloutError) as err:
+        waits._holds(params)
+    assert err.value.reason == "invalid_input" and err.value.ref == "machinedeployment/default/md-1"
+    assert "both infrastructure_ref t and topology" in err.value.msg

@@ -85,6 +85,18 @@ def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
 
 
+def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not_on_a_template_name():
+    a, b = obj("a"), obj("b")
+    hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    switches = {"results": [{"item": {"refs": [a["ref"], b["ref"]]}, "failed": False, "server_time": NOW,
+                             "objects": [{"ref": a["ref"], "changed": True, "hold": hold}, {"ref": b["ref"], "changed": True}]}]}
+    out = refresh_record.switched(by_ref(a, b), [a, b], switches, False, NOW)
+    assert out[a["ref"]]["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a", "topology": hold}
+    assert out[a["ref"]]["started"] == NOW
+    # positive control: the other object of the call is held to its template
+    assert out[b["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "b-new"}
+
+
 def test_only_what_the_switch_calls_switched_is_recorded_as_switched():
     a, b, c = obj("a"), obj("b"), obj("c")
     part_way = switch_call([a, b, c], stopped_at=b["ref"])

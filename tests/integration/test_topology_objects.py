@@ -197,3 +197,44 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     topo.wait_for("the generated template carries the image, every Machine new", switched, timeout=120)
     again = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
     assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def test_a_topology_switch_is_done_on_the_generated_template_and_a_reverted_topology_is_drift(topo):
+    """The wait of a topology MD holds it to its change by values (its template's name is generated): done when the
+    template it is on carries them and every Machine is new; someone putting the old value back in the Cluster
+    topology is drift, named with the field manager that wrote it."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-gen3"
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"customImage": image}}}],
+                   rollout_id="hw-3", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["hold"] == {"overrides": {"workerImage": image}, "template": {"customImage": image}}
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    # done means done on the generated template: read back, it carries the image, and no Machine is from before
+    current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == image
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before
+
+    # the next change, reverted in the Cluster topology by someone else before the wait
+    hold = {"overrides": {"workerImage": image + "-b"}, "template": {"customImage": image + "-b"}}
+    switched = topo.run("capi_rollout_restart", rollout_id="hw-4",
+                        switches=[{"name": name, "template": {"overrides": {"customImage": image + "-b"}}}])
+    assert not switched.failed and switched["objects"][0]["hold"] == hold, switched.get("msg")
+    index = [e["name"] for e in topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"]].index("md-0")
+    topo.admin.request("PATCH", topo.path("Cluster", name="tr"), params={"fieldManager": "kubectl-edit"},
+                       content_type="application/json-patch+json",
+                       body=[{"op": "replace", "path": f"/spec/topology/workers/machineDeployments/{index}/variables/overrides",
+                              "value": [{"name": "workerImage", "value": image}]}])
+    waited = topo.run("capi_rollout_wait", objects=[{"name": name, "topology": hold}], wait_timeout=120, stall_timeout=60)
+    assert waited.failed and waited["reason"] == "drift", waited.get("msg")
+    assert f"cluster/default/tr no longer holds its topology change workerImage={image}-b (now {image})" in waited["msg"]
+    assert "changed by kubectl-edit" in waited["msg"], waited["msg"]
+    # positive control: the same wait held to what the topology now holds does not fail on drift
+    settled = topo.run("capi_rollout_wait", wait_timeout=300, stall_timeout=120,
+                       objects=[{"name": name, "topology": {"overrides": {"workerImage": image},
+                                                            "template": {"customImage": image}}}])
+    assert not settled.failed, settled.get("msg")

@@ -4,6 +4,8 @@ object itself (v1.14: the release after the one that brought rollout.after); new
 A tiny fleet of its own per release (the topology controller runs only where a class is declared): one management
 cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
 
+import json
+
 import pytest
 
 from conftest import CapiEnv, per_fleet
@@ -238,3 +240,42 @@ def test_a_topology_switch_is_done_on_the_generated_template_and_a_reverted_topo
                        objects=[{"name": name, "topology": {"overrides": {"workerImage": image},
                                                             "template": {"customImage": image}}}])
     assert not settled.failed, settled.get("msg")
+
+
+def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(topo, tmp_path):
+    """playbooks/hardware_refresh.yml over Cluster tr: the plan names the path (a variable override) instead of a
+    topology blocker, check mode sends the Cluster write as a dry run only; the run writes the Cluster (not a template
+    of its own), waits on the generated template, and every Machine of the MD is new."""
+    from hardware_refresh_support import FAST, run_playbook
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-role"
+    settings = dict(FAST, refresh_id="topo-role", template_overrides={"customImage": image}, clusters=["tr"],
+                    canary=False)
+    mark = topo.mark()
+    checked = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "check", check=True)
+    assert checked.rc == 0, checked.explain()
+    planned = checked.obj(topo.host, name)
+    assert planned["blockers"] == [] and planned["action"] == "switch", planned
+    assert any("through its Cluster topology (variable override)" in note and "workerImage" in note
+               for note in planned["notes"]), planned["notes"]
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    mark = topo.mark()
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "run")
+    assert run.rc == 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "succeeded", run.explain()
+    assert run.obj(topo.host, name)["result"] == "succeeded"
+    writes = {(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)}
+    assert ("patch", "clusters") in writes and ("create", "dockermachinetemplates") not in writes, writes
+    md = _md(topo)
+    current = md["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == image
+    # the template reference is the topology's, as every field it computes
+    owners = [f["manager"] for f in md["metadata"]["managedFields"]
+              if "f:infrastructureRef" in json.dumps(f.get("fieldsV1"))]
+    assert owners == ["capi-topology"], owners
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before

@@ -202,6 +202,24 @@ def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
     return values, "; ".join(why)
 
 
+def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides):
+    """The plan of new hardware for a topology MD in a refresh plan (core.refresh.plan): (outcome, the Cluster write or
+    None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change, held (the
+    Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None when no
+    path covers it (``msg`` says why and what to do)."""
+    try:
+        values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides)
+    except RolloutError as err:
+        return {"ok": False, "msg": f"{err.msg.split('; nothing was')[0]} ({err.hint})", "infrastructure_ref": None,
+                "topology": None}, None
+    owner = plan_overrides(cluster, obj, ref, values)
+    said = ", ".join(f"{name}={value}" for name, value in sorted(values.items()))
+    change = owner["message"] if owner else f"{cluster_ref(cluster)} holds {said} already"
+    return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
+        "path": "variable override", "why": why, "change": change, "held": owner is None,
+        "hold": {"overrides": values, "template": copy.deepcopy(overrides)}}}, owner
+
+
 # --- holding a topology MD to its change while waiting (core.waitstate.hold_topology) --------------------------------
 
 def _at_pointer(obj, pointer):

@@ -176,3 +176,19 @@ def test_entry_field_is_the_managed_fields_path_of_the_entry():
     assert topology.entry_field(_md("md-1"), "MachineDeployment") == \
         ("spec", "topology", "workers", "machineDeployments", 'k:{"name":"md-1"}')
     assert topology.entry_field(_kcp(), "KubeadmControlPlane") == ("spec", "topology", "controlPlane")
+
+
+def test_refresh_outcome_plans_the_override_or_says_why_not():
+    cluster = _cluster()
+    outcome, owner = topology.refresh_outcome(CLASS, cluster, _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:2"})
+    assert outcome["ok"] is True and owner["ref"] == "cluster/default/shop"
+    assert outcome["topology"]["held"] is False and outcome["topology"]["hold"] == {
+        "overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    assert "variable workerImage" in outcome["topology"]["why"]
+    held, none = topology.refresh_outcome(CLASS, cluster, _md("md-1"), MD_REF, "DockerMachineTemplate",
+                                          {"customImage": "kindest/node:v1.30.4-custom"})
+    assert none is None and held["topology"]["held"] is True and "holds workerImage=" in held["topology"]["change"]
+    unmapped, none = topology.refresh_outcome(CLASS, cluster, _md("md-0"), MD_REF, "DockerMachineTemplate", {"x": 1})
+    assert unmapped["ok"] is False and unmapped["topology"] is None and none is None
+    assert "/spec/template/spec/x" in unmapped["msg"] and "nothing was changed" not in unmapped["msg"]

@@ -279,3 +279,46 @@ def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(t
     assert owners == ["capi-topology"], owners
     machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
     assert machines and not machines & machines_before
+
+
+def test_undo_reverts_the_topology_change_in_the_cluster_not_the_md(topo):
+    """capi_rollout_undo of the refresh above (undo_rollout_id, as the role's auto-undo calls it): check mode sends the
+    Cluster write as a dry run and diffs the topology; the run puts the override from before back, the topology rolls
+    the MD onto a template with the old image, and its history names the topology change."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    before = _override(topo)
+    record = json.loads(md["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    wrote = [e for e in record if e.get("rollout_id") == "topo-role"][0]
+    assert wrote["topology_after"] == {"workerImage": before}
+    old = wrote["topology_before"]["workerImage"]
+    mark = topo.mark()
+    checked = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo",
+                       check=True, diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark) and _override(topo) == before
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert "machineDeployments[md-0].variables.overrides" in " ".join(str(d.get("after")) + str(d.get("after_header"))
+                                                                      for d in checked["diff"]), checked["diff"]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == "cluster/default/tr", entry
+    assert _override(topo) == old
+    current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    # no override before: the class's default of the variable
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == (old or IMAGE)
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before
+    last = json.loads(_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["action"] == "rolled_back" and (f"workerImage={old}" if old else "no workerImage") in last["topology"], last
+    again = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo")
+    assert not again.failed and again["changed"] is False
+
+
+def _override(topo):
+    entry = [e for e in topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"] if e["name"] == "md-0"][0]
+    return {o["name"]: o["value"] for o in (entry.get("variables") or {}).get("overrides") or []}.get("workerImage")

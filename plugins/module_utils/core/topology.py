@@ -159,7 +159,11 @@ def plan_overrides(cluster, obj, ref, values):
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
     changes = ChangeSet()
-    if not changes.record(("variables", "overrides"), current, wanted or None):
+    variables = entry.get("variables") or {}
+    if not wanted and current and set(variables) == {"overrides"}:
+        # v1beta2 refuses an empty ``variables`` (minProperties 1): the last override goes with it
+        changes.record(("variables",), variables, None)
+    elif not changes.record(("variables", "overrides"), current, wanted or None):
         return None
     said = ", ".join(f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items()))
     where = display_path(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, "variables.overrides")

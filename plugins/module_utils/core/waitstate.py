@@ -159,12 +159,19 @@ def _changed_by(obj, kind, version, expected):
 def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold: Mapping[str, Any],
                   cluster: Optional[Dict[str, Any]] = None, template: Optional[Dict[str, Any]] = None, changed_by: Optional[Dict[str, Any]] = None) -> Snapshot:
     """Hold an object a Cluster topology manages to its change (``hold``: {overrides: {variable: value} its topology
-    entry must keep, template: the spec.template.spec values its current template must carry}), changing ``snap`` in
+    entry must keep, template: the spec.template.spec values its current template must carry, not_on: a template
+    name it must have left - an undo's}), changing ``snap`` in
     place: its template names are generated, so not a name but the values decide (docs/clusterclass.md). Not done
     while its current ``template`` (as read; None: not read now) lacks them - the topology controller has not
     rotated it yet; drift when ``cluster`` (None: not read now) no longer holds the overrides, naming who last wrote
     the entry (``changed_by``, core.owners.last_change)."""
     if template is not None:
+        name = paths.get_path(template, "metadata.name")
+        if name is not None and name == hold.get("not_on") and snap["done"]:
+            snap.update(done=False, waiting_for="topology", message=(
+                f"{ref} waits for the topology controller to move it off its template {name}, the one of the change "
+                "being reverted"))
+            snap["line"] = snap["message"]
         lacking = topologies.template_lacks(template, hold.get("template"))
         if lacking and snap["done"]:
             shown = ", ".join(f"{pointer.rpartition('/')[2]}={wanted} (has {found})" for pointer, wanted, found in lacking)

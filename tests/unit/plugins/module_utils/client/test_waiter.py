@@ -570,3 +570,14 @@ def test_a_cluster_topology_reverted_during_the_wait_is_drift_naming_its_writer(
     assert err.value.reason == ws.DRIFT and waiter.state["failed_refs"] == [TOPOLOGY_REF]
     assert "cluster/default/c1 no longer holds its topology change workerImage=img:new (now img:old)" in str(err.value)
     assert "changed by kubectl-edit at 2026-03-01T12:00:03Z" in str(err.value)
+
+
+def test_an_undo_is_done_only_off_the_template_of_the_change_it_reverts():
+    clock = Clock()
+    script = [[("MODIFIED", _topology_md(11, 0, "md-0-gen3"), 1), ("MODIFIED", _topology_md(12, 3, "md-0-gen3"), 1)]]
+    reads = FakeTopologyReads({"md-0-gen2": "img:new", "md-0-gen3": "img:old"}, _topology_cluster(None))
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen2")], topology_reads=reads,
+                         holds={TOPOLOGY_REF: {"overrides": {"workerImage": None}, "template": {}, "not_on": "md-0-gen2"}})
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
+    assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress

@@ -128,6 +128,9 @@ def test_first_override_of_an_md_adds_the_variables_member():
     written = objs.apply_json_patch(cluster, owner["patch"])
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"] == {
         "overrides": [{"name": "workerImage", "value": "kindest/node:v1.31.0"}]}
+    # removing the last override removes the variables member too (v1beta2 refuses an empty one)
+    removed = objs.apply_json_patch(written, topology.plan_override(written, md0, MD_REF, "workerImage", None)["patch"])
+    assert "variables" not in removed["spec"]["topology"]["workers"]["machineDeployments"][0]
     assert topology.worker_class_of(cluster, md0, MD_REF) == "default-worker"
 
 

@@ -64,7 +64,8 @@ def _clones(switches):
 
 
 def _holds(switches):
-    """{ref: hold} of the objects the switch calls changed through their Cluster topology (their ``objects[].hold``)."""
+    """{ref: hold} of the objects the switch (or undo) calls changed through their Cluster topology (their
+    ``objects[].hold``)."""
     return {entry["ref"]: entry["hold"] for result in (switches or {}).get("results") or []
             for entry in result.get("objects") or [] if entry.get("hold") and entry.get("changed")}
 
@@ -251,6 +252,14 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         "undo_refs": [obj["ref"] for obj in undo],
         "undo_rollout_id": refresh.undo_id(refresh_id),
     }
+
+
+def undo_waits(failure, undo_calls):
+    """The capi_rollout_wait objects of the undo of a failed wave (``failure``: what wave_failed returned): a
+    MachineDeployment undone through its Cluster topology is held to that change (``undo_calls``: the registered
+    loop of capi_rollout_undo, its ``objects[].hold``), any other as wave_failed names it."""
+    holds = _holds(undo_calls)
+    return [dict(obj, topology=holds[ref]) if ref in holds else obj for obj, ref in zip(failure["undo"], failure["undo_refs"])]
 
 
 def undone(objects, failure, undo_wait, started):

@@ -356,3 +356,16 @@ def test_the_end_check_records_an_object_deleted_after_its_wave_and_a_failure_wi
                                                        "msg": "cannot reach the API server"}, NOW, "r1")
     assert unreachable["objects"] == by_ref(a)
     assert unreachable["status"]["failure_reason"] == "the check at the end of the run failed: cannot reach the API server"
+
+
+def test_the_undo_wait_holds_an_md_undone_through_its_cluster_topology_to_that_change():
+    a, b = obj("a"), obj("b")
+    failure = {"undo": [{"kind": "MachineDeployment", "namespace": "default", "name": n} for n in ("a", "b")],
+               "undo_refs": [a["ref"], b["ref"]]}
+    hold = {"overrides": {"workerImage": None}, "template": {}, "not_on": "a-gen2"}
+    calls = {"results": [{"item": failure["undo"][0], "objects": [{"ref": a["ref"], "changed": True, "hold": hold}]},
+                         {"item": failure["undo"][1], "objects": [{"ref": b["ref"], "changed": True}]}]}
+    waits = refresh_record.undo_waits(failure, calls)
+    assert waits == [dict(failure["undo"][0], topology=hold), failure["undo"][1]]
+    # positive control: without the undo calls' holds, the objects as wave_failed names them
+    assert refresh_record.undo_waits(failure, {}) == failure["undo"]

@@ -214,7 +214,8 @@ reason:
   description:
     - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
       V(lock_lost) (another run took the lock), V(drift) (an object is not on the O(objects[].infrastructure_ref) it
-      must be on, or its Cluster topology no longer holds its O(objects[].topology)), V(template_missing) (the infrastructure template an object is on was deleted, so its MachineSet
+      must be on, or its Cluster topology no longer holds its O(objects[].topology)), V(template_missing) (the
+      infrastructure template an object is on was deleted, so its MachineSet
       cannot create Machines from it); null on success.
     - Whether the templates exist is read (one list per template kind and namespace) as the wait starts and at each
       moment that may end it (every rollout complete, the end of the soak, a stall or timeout due), so a wait

@@ -253,8 +253,11 @@ def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(t
     settings = dict(FAST, refresh_id="topo-role", template_overrides={"customImage": image}, clusters=["tr"],
                     canary=False)
     mark = topo.mark()
-    checked = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "check", check=True)
+    checked = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "check", check=True,
+                           diff=True)
     assert checked.rc == 0, checked.explain()
+    # --diff shows the topology change the wave would write
+    assert "+++ after: cluster/default/tr (after)" in checked.stdout, checked.explain()
     planned = checked.obj(topo.host, name)
     assert planned["blockers"] == [] and planned["action"] == "switch", planned
     assert any("through its Cluster topology (variable override)" in note and "workerImage" in note

@@ -73,10 +73,11 @@ def plan_clones(run, reads, targets):
 
 
 def plan_topology(run, targets, topology):
-    """{ref: outcome} of core.topology.refresh_outcome for the targets a Cluster topology manages (``topology``: {ref:
-    (object, its Cluster)}): new hardware through a per-MD variable override (path (a) of docs/clusterclass.md), its
-    Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per ClusterClass."""
-    classes, out = {}, {}
+    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
+    topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override (path
+    (a) of docs/clusterclass.md), its Cluster write sent as a server-side dry run (the run's requests are dry runs).
+    One GET per ClusterClass."""
+    classes, out, diffs = {}, {}, []
     for entry in targets:
         if entry["ref"] not in topology:
             continue
@@ -92,8 +93,10 @@ def plan_topology(run, targets, topology):
                 failed = api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
                                    resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
                 outcome = dict(outcome, ok=False, msg=f"the dry run of the Cluster write failed: {failed.msg}")
+            else:
+                diffs.append(owner["diff"])
         out[entry["ref"]] = outcome
-    return out
+    return out, diffs
 
 
 def run_refresh_plan(module):
@@ -125,7 +128,9 @@ def run_refresh_plan(module):
     outcomes = refresh.clone_outcomes(clones)
     if not params["restart"]:
         try:
-            outcomes.update(plan_topology(run, targets, topology))
+            planned, topology_diffs = plan_topology(run, targets, topology)
+            outcomes.update(planned)
+            diffs = diffs + topology_diffs
         except machine_template.FAILURES as err:
             run.fail(err)
     # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible

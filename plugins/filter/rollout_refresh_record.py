@@ -20,7 +20,7 @@ description:
   - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
     O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
-  - V(undo_waits) - the M(capi.rollout.capi_rollout_wait) objects of that undo (O(failure)): a MachineDeployment the undo
+  - V(undo_waits) - the M(capi.rollout.capi_rollout_wait) objects of that undo (O(failure)) - a MachineDeployment the undo
     calls (O(switches)) reverted through its Cluster topology is held to that change (its C(objects[].hold)); returns
     a list.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).

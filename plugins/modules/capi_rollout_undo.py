@@ -35,7 +35,7 @@ description:
     machine-readable RV(reason).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - A MachineDeployment a Cluster topology (ClusterClass) manages (the label C(topology.cluster.x-k8s.io/owned) and a
-    Cluster with a C(spec.topology)) is undone through its Cluster, without O(force) and O(to_revision): the newest
+    Cluster with a C(spec.topology)) is undone through its Cluster, without O(force) and O(to_revision) - the newest
     topology change its history records (O(undo_rollout_id) - every change of that rollout) is reverted, its per-MD
     C(variables.overrides) put back as they were before, as a JSON patch of the Cluster that tests what the change
     wrote. A Cluster topology someone changed since is left alone (C(reason=changed_since_rollout), naming who). The
@@ -318,12 +318,12 @@ objects:
       description:
         - For a MachineDeployment a Cluster topology (ClusterClass) manages, the write of the Cluster that reverts the
           topology change recorded in its history (its per-MD C(variables.overrides) put back as they were before;
-          C(docs/clusterclass.md)): C(ref), C(patch), C(changes), C(message). The object's own patch only records it.
+          C(docs/clusterclass.md)) - C(ref), C(patch), C(changes), C(message). The object's own patch only records it.
       returned: when a Cluster topology was (would be) written for this object
       type: dict
     hold:
       description:
-        - What a wait holds such an object to (O(capi.rollout.capi_rollout_wait#module:objects[].topology)): the
+        - What a wait holds such an object to (O(capi.rollout.capi_rollout_wait#module:objects[].topology)) - the
           overrides from before and C(not_on), the template of the change it must leave. O(wait) holds it to them too.
       returned: when a Cluster topology was (would be) written for this object
       type: dict

@@ -95,7 +95,7 @@ options:
           not_on:
             description:
               - A template the object must have left before its rollout counts as complete - the one of the change an
-                undo reverts (its template from before is gone: the topology generates a new one).
+                undo reverts (its template from before is gone, the topology generates a new one).
             type: str
   wait_timeout:
     description:

@@ -156,6 +156,12 @@ def _changed_by(obj, kind, version, expected):
     return owners.last_change(obj, paths.split_path(path) + ("name",)) if expected and path else None
 
 
+def _waits_for_topology(snap: Snapshot, message: str) -> None:
+    snap["done"] = False
+    snap["waiting_for"] = "topology"
+    snap["message"] = snap["line"] = message
+
+
 def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold: Mapping[str, Any],
                   cluster: Optional[Dict[str, Any]] = None, template: Optional[Dict[str, Any]] = None, changed_by: Optional[Dict[str, Any]] = None) -> Snapshot:
     """Hold an object a Cluster topology manages to its change (``hold``: {overrides: {variable: value} its topology
@@ -168,17 +174,13 @@ def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold
     if template is not None:
         name = paths.get_path(template, "metadata.name")
         if name is not None and name == hold.get("not_on") and snap["done"]:
-            snap.update(done=False, waiting_for="topology", message=(
-                f"{ref} waits for the topology controller to move it off its template {name}, the one of the change "
-                "being reverted"))
-            snap["line"] = snap["message"]
+            _waits_for_topology(snap, f"{ref} waits for the topology controller to move it off its template {name}, the "
+                                      "one of the change being reverted")
         lacking = topologies.template_lacks(template, hold.get("template"))
         if lacking and snap["done"]:
             shown = ", ".join(f"{pointer.rpartition('/')[2]}={wanted} (has {found})" for pointer, wanted, found in lacking)
-            snap.update(done=False, waiting_for="topology", message=(
-                f"{ref} waits for the topology controller to generate its template with {shown}: its template "
-                f"{paths.get_path(template, 'metadata.name')} is from before the change"))
-            snap["line"] = snap["message"]
+            _waits_for_topology(snap, f"{ref} waits for the topology controller to generate its template with {shown}: "
+                                      f"its template {name} is from before the change")
     if cluster is not None:
         lacking = topologies.overrides_lacking(cluster, obj, kind, ref, hold.get("overrides"))
         if lacking:

@@ -20,6 +20,9 @@ description:
   - V(wave_failed) - what failed in the wave O(wave) and why, from the registered results of its tasks (O(wait),
     O(switches)) and of the task that failed (O(failed_task), O(failed_result)); the result of
     the management cluster; the MachineDeployments the undo switches back.
+  - V(undo_waits) - the M(capi.rollout.capi_rollout_wait) objects of that undo (O(failure)) - a MachineDeployment the undo
+    calls (O(switches)) reverted through its Cluster topology is held to that change (its C(objects[].hold)); returns
+    a list.
   - V(undone) - the undo of that wave rolled back (O(undo_wait)); V(undo_failed) - it failed (O(failed_result)).
   - V(end_check) - what the check at the end of the run found (O(wait)). An object of an earlier wave changed or deleted
     since it succeeded fails, naming who changed it; returns C(objects) and C(status) (V(null) when all is well).
@@ -32,7 +35,7 @@ options:
   step:
     description: The step that ran.
     type: str
-    choices: [switched, rolled_out, wave_failed, undone, undo_failed, end_check]
+    choices: [switched, rolled_out, wave_failed, undo_waits, undone, undo_failed, end_check]
     required: true
   wave:
     description: The wave (V(wave_failed)) - C(name) and C(kind), as in the plan's C(waves).
@@ -46,6 +49,7 @@ options:
       - The registered loop result of the wave's M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace
         (P(capi.rollout.rollout_refresh_calls#filter) with V(switch); each loop item has the C(refs) of its objects, each
         result the RV(capi.rollout.capi_rollout_restart#module:clones) it made) (V(switched), V(wave_failed)).
+      - The registered loop result of the undo's M(capi.rollout.capi_rollout_undo) calls (V(undo_waits)).
     type: dict
   restart:
     description: A plain restart, no template switch (V(switched), V(wave_failed)).
@@ -83,7 +87,7 @@ options:
     type: bool
     default: true
   failure:
-    description: What the step V(wave_failed) returned (V(undone), V(undo_failed)).
+    description: What the step V(wave_failed) returned (V(undo_waits), V(undone), V(undo_failed)).
     type: dict
   undo_wait:
     description: The registered result of the undo's M(capi.rollout.capi_rollout_wait) (V(undone)).
@@ -114,7 +118,8 @@ _value:
     - The objects with the step recorded; for V(wave_failed) a dictionary of C(objects), C(status) (the management
       cluster's C(result), C(failure_reason) and C(next_step)), C(failed_refs), C(wave) (its name), C(undo) (the
       MachineDeployments to switch back, as M(capi.rollout.capi_rollout_wait) objects; empty when nothing is undone),
-      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)); for V(end_check) C(objects) and C(status).
+      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)); for V(end_check) C(objects) and C(status); for
+      V(undo_waits) a list of M(capi.rollout.capi_rollout_wait) objects.
   type: dict
 '''
 
@@ -128,6 +133,7 @@ STEPS = {
     "switched": ("wave_objects", "now"),
     "rolled_out": ("resources",),
     "wave_failed": ("wave", "wave_objects", "refresh_id", "settings", "now"),
+    "undo_waits": ("failure",),
     "undone": ("failure", "undo_wait", "started"),
     "undo_failed": ("failure", "started", "now"),
     "end_check": ("wait", "refresh_id", "now"),
@@ -156,6 +162,8 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
                                           hook=hook)
     if step == "end_check":
         return refresh_record.end_check(objects, wait, now, refresh_id)
+    if step == "undo_waits":
+        return refresh_record.undo_waits(failure, switches)
     if step == "undone":
         return refresh_record.undone(objects, failure, undo_wait, started)
     return refresh_record.undo_failed(objects, failure["undo_refs"], started, now, failed_result)

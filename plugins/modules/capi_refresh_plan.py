@@ -24,6 +24,11 @@ description:
     M(capi.rollout.capi_machine_template) with O(capi.rollout.capi_machine_template#module:objects) plans it in check
     mode - read, the clone planned, its create sent as a server-side dry run (what the API server would prune or
     refuse) - with O(templates) merged per object (global, then its workload cluster, then the object).
+  - A MachineDeployment a ClusterClass topology manages gets its new hardware through its Cluster instead when its
+    ClusterClass patches a variable onto each overridden field for its worker class (C(docs/clusterclass.md), path
+    (a)) - its ClusterClass read (one GET per class), the per-MD C(variables.overrides) write of the Cluster sent as a
+    server-side dry run; the object's notes name the path, the change and why. Otherwise it is blocked, as a control
+    plane of a topology Cluster is.
   - "Never writes: the creates are always dry runs, in check mode or not (always C(changed=false)). Requests: per
     namespace one list per kind, the Clusters and the MachineSets; one list per template kind; one dry-run create
     per new template."
@@ -145,7 +150,8 @@ attributes:
     description: Writes nothing in either mode; the same reads and dry runs in check mode.
     support: full
   diff_mode:
-    description: Shows each new template that would be created, as the API server answered its dry-run create.
+    description: Shows each new template that would be created, as the API server answered its dry-run create, and each
+      Cluster topology change of a topology MachineDeployment.
     support: full
 seealso:
   - module: capi.rollout.capi_rollout_info

@@ -437,6 +437,16 @@ objects:
       returned: when a Cluster topology was (would be) written for this object
       type: dict
       sample: {ref: cluster/fleet-a/prod-eu-1, message: "cluster/fleet-a/prod-eu-1 spec.topology.controlPlane.rollout.after=2026-03-01T12:00:00Z"}
+    hold:
+      description:
+        - What a wait holds this object to after new hardware through its Cluster topology (the template the topology
+          generates gets a name only then) - C(overrides) (the per-MD variable overrides written) and C(template) (the
+          template values asked for). It is the O(capi.rollout.capi_rollout_wait#module:objects[].topology) of that
+          object; O(wait) holds it to them too (done only on a template carrying the values, drift when the Cluster
+          topology no longer holds the overrides).
+      returned: when the object was (would be) switched through its Cluster topology
+      type: dict
+      sample: {overrides: {workerImage: "kindest/node:v1.31.0"}, template: {customImage: "kindest/node:v1.31.0"}}
     status:
       description: The final state after O(wait), as in RV(capi.rollout.capi_rollout_info#module:resources).
       returned: when O(wait=true)

@@ -28,11 +28,18 @@ description:
   - Refuses, with nothing written and a message that says why and what to do - a KubeadmControlPlane
     (control-plane and etcd downgrades are unsupported by kubeadm and Kubernetes), a paused MachineDeployment,
     the C(cluster.x-k8s.io/paused) annotation or a paused Cluster, a revision that is not known (the message
-    lists those that are), a MachineDeployment managed by a Cluster topology (unless O(force=true)), a target
+    lists those that are), a MachineDeployment managed by a Cluster topology whose history records no topology
+    change (C(no_history)), or labelled so without a Cluster topology (unless O(force=true)), a target
     C(version) that breaks the Kubernetes version skew policy against the control plane (unless O(force=true)),
     and a target whose infrastructure or bootstrap template no longer exists. The failure result carries a
     machine-readable RV(reason).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
+  - A MachineDeployment a Cluster topology (ClusterClass) manages (the label C(topology.cluster.x-k8s.io/owned) and a
+    Cluster with a C(spec.topology)) is undone through its Cluster, without O(force) and O(to_revision) - the newest
+    topology change its history records (O(undo_rollout_id) - every change of that rollout) is reverted, its per-MD
+    C(variables.overrides) put back as they were before, as a JSON patch of the Cluster that tests what the change
+    wrote. A Cluster topology someone changed since is left alone (C(reason=changed_since_rollout), naming who). The
+    topology controller then generates the template and rolls the MachineDeployment (C(docs/clusterclass.md)).
 author:
   - capi.rollout contributors (@capi-rollout)
 options:
@@ -317,6 +324,19 @@ objects:
       type: list
       elements: str
       sample: []
+    owner:
+      description:
+        - For a MachineDeployment a Cluster topology (ClusterClass) manages, the write of the Cluster that reverts the
+          topology change recorded in its history (its per-MD C(variables.overrides) put back as they were before;
+          C(docs/clusterclass.md)) - C(ref), C(patch), C(changes), C(message). The object's own patch only records it.
+      returned: when a Cluster topology was (would be) written for this object
+      type: dict
+    hold:
+      description:
+        - What a wait holds such an object to (O(capi.rollout.capi_rollout_wait#module:objects[].topology)) - the
+          overrides from before and C(not_on), the template of the change it must leave. O(wait) holds it to them too.
+      returned: when a Cluster topology was (would be) written for this object
+      type: dict
     status:
       description: The final state after O(wait), as in RV(capi.rollout.capi_rollout_info#module:resources).
       returned: when O(wait=true)

@@ -72,6 +72,37 @@ options:
             Machines are read (one list per namespace) and RV(resources[].machines) says how many were replaced and how
             many updated in place (CAPI v1.12+ with InPlaceUpdates). The hardware_refresh role sets it.
         type: str
+      topology:
+        description:
+          - For a MachineDeployment a Cluster topology (ClusterClass) manages, the topology change it must stay on,
+            instead of O(objects[].infrastructure_ref) - its template names are generated, so values decide, not a
+            name (C(docs/clusterclass.md)). C(objects[].hold) of the result of M(capi.rollout.capi_rollout_restart)
+            or M(capi.rollout.capi_rollout_undo) for such an object is this entry. Not with
+            O(objects[].infrastructure_ref) (RV(reason)=V(invalid_input)).
+          - Its rollout is complete only when the template it is on carries O(objects[].topology.template) (and is
+            not O(objects[].topology.not_on)) and the rollout on it is complete (every Machine made from it). When the
+            Cluster's topology entry of the object no longer holds O(objects[].topology.overrides) (someone reverted
+            it), the wait fails at once with RV(reason)=V(drift), naming who wrote the entry last (its
+            C(managedFields)).
+          - The template an object is on is read once per name (one GET), its Cluster when a new template shows up
+            and at each moment that may end the wait; this needs C(get) on the template kind and on C(clusters).
+        type: dict
+        suboptions:
+          overrides:
+            description: The per-MD C(variables.overrides) entries (name to value; null for no entry) its topology entry must hold.
+            type: dict
+            required: true
+          template:
+            description:
+              - The fields under C(spec.template.spec) of its infrastructure template that the template it is on must
+                carry, as O(capi.rollout.capi_rollout_restart#module:switches[].template.overrides).
+            type: dict
+            default: {}
+          not_on:
+            description:
+              - A template the object must have left before its rollout counts as complete - the one of the change an
+                undo reverts (its template from before is gone, the topology generates a new one).
+            type: str
   wait_timeout:
     description:
       - How many seconds the rollouts may take in total (the soak is not counted), from V(1) to V(604800) (a week).
@@ -215,7 +246,8 @@ reason:
   description:
     - Why the wait failed - V(stalled), V(wait_timeout), V(soak_failed), V(deleted) (an object disappeared) or
       V(lock_lost) (another run took the lock), V(drift) (an object is not on the O(objects[].infrastructure_ref) it
-      must be on), V(template_missing) (the infrastructure template an object is on was deleted, so its MachineSet
+      must be on, or its Cluster topology no longer holds its O(objects[].topology)), V(template_missing) (the
+      infrastructure template an object is on was deleted, so its MachineSet
       cannot create Machines from it); null on success.
     - Whether the templates exist is read (one list per template kind and namespace) as the wait starts and at each
       moment that may end it (every rollout complete, the end of the soak, a stall or timeout due), so a wait
@@ -285,7 +317,9 @@ resources:
           C(version) - so that a caller reports what is there, not what it asked for; null if it was never read.
       type: dict
     drift:
-      description: Why the object is not on its O(objects[].infrastructure_ref) (RV(reason)=V(drift)); null otherwise.
+      description:
+        - Why the object is not on its O(objects[].infrastructure_ref), or its Cluster topology no longer holds its
+          O(objects[].topology) (RV(reason)=V(drift)); null otherwise.
       type: str
     template_missing:
       description: Which template of the object no longer exists (RV(reason)=V(template_missing)); null otherwise.
@@ -382,6 +416,11 @@ def main():
                     "name": {"type": "str", "required": True},
                 }},
                 "switched_at": {"type": "str"},
+                "topology": {"type": "dict", "options": {
+                    "overrides": {"type": "dict", "required": True},
+                    "template": {"type": "dict", "default": {}},
+                    "not_on": {"type": "str"},
+                }},
             }},
             wait_timeout={"type": "int", "default": 1200},
             stall_timeout={"type": "int", "default": 600},

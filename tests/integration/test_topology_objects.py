@@ -4,6 +4,8 @@ object itself (v1.14: the release after the one that brought rollout.after); new
 A tiny fleet of its own per release (the topology controller runs only where a class is declared): one management
 cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
 
+import json
+
 import pytest
 
 from conftest import CapiEnv, per_fleet
@@ -197,3 +199,129 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     topo.wait_for("the generated template carries the image, every Machine new", switched, timeout=120)
     again = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
     assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def test_a_topology_switch_is_done_on_the_generated_template_and_a_reverted_topology_is_drift(topo):
+    """The wait of a topology MD holds it to its change by values (its template's name is generated): done when the
+    template it is on carries them and every Machine is new; someone putting the old value back in the Cluster
+    topology is drift, named with the field manager that wrote it."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-gen3"
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"customImage": image}}}],
+                   rollout_id="hw-3", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["hold"] == {"overrides": {"workerImage": image}, "template": {"customImage": image}}
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    # done means done on the generated template: read back, it carries the image, and no Machine is from before
+    current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == image
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before
+
+    # the next change, reverted in the Cluster topology by someone else before the wait
+    hold = {"overrides": {"workerImage": image + "-b"}, "template": {"customImage": image + "-b"}}
+    switched = topo.run("capi_rollout_restart", rollout_id="hw-4",
+                        switches=[{"name": name, "template": {"overrides": {"customImage": image + "-b"}}}])
+    assert not switched.failed and switched["objects"][0]["hold"] == hold, switched.get("msg")
+    index = [e["name"] for e in topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"]].index("md-0")
+    topo.admin.request("PATCH", topo.path("Cluster", name="tr"), params={"fieldManager": "kubectl-edit"},
+                       content_type="application/json-patch+json",
+                       body=[{"op": "replace", "path": f"/spec/topology/workers/machineDeployments/{index}/variables/overrides",
+                              "value": [{"name": "workerImage", "value": image}]}])
+    waited = topo.run("capi_rollout_wait", objects=[{"name": name, "topology": hold}], wait_timeout=120, stall_timeout=60)
+    assert waited.failed and waited["reason"] == "drift", waited.get("msg")
+    assert f"cluster/default/tr no longer holds its topology change workerImage={image}-b (now {image})" in waited["msg"]
+    assert "changed by kubectl-edit" in waited["msg"], waited["msg"]
+    # positive control: the same wait held to what the topology now holds does not fail on drift
+    settled = topo.run("capi_rollout_wait", wait_timeout=300, stall_timeout=120,
+                       objects=[{"name": name, "topology": {"overrides": {"workerImage": image},
+                                                            "template": {"customImage": image}}}])
+    assert not settled.failed, settled.get("msg")
+
+
+def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(topo, tmp_path):
+    """playbooks/hardware_refresh.yml over Cluster tr: the plan names the path (a variable override) instead of a
+    topology blocker, check mode sends the Cluster write as a dry run only; the run writes the Cluster (not a template
+    of its own), waits on the generated template, and every Machine of the MD is new."""
+    from hardware_refresh_support import FAST, run_playbook
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    image = "kindest/node:v1.30.4-role"
+    settings = dict(FAST, refresh_id="topo-role", template_overrides={"customImage": image}, clusters=["tr"],
+                    canary=False)
+    mark = topo.mark()
+    checked = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "check", check=True,
+                           diff=True)
+    assert checked.rc == 0, checked.explain()
+    # --diff shows the topology change the wave would write
+    assert "+++ after: cluster/default/tr (after)" in checked.stdout, checked.explain()
+    planned = checked.obj(topo.host, name)
+    assert planned["blockers"] == [] and planned["action"] == "switch", planned
+    assert any("through its Cluster topology (variable override)" in note and "workerImage" in note
+               for note in planned["notes"]), planned["notes"]
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    mark = topo.mark()
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "run")
+    assert run.rc == 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "succeeded", run.explain()
+    assert run.obj(topo.host, name)["result"] == "succeeded"
+    writes = {(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)}
+    assert ("patch", "clusters") in writes and ("create", "dockermachinetemplates") not in writes, writes
+    md = _md(topo)
+    current = md["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == image
+    # the template reference is the topology's, as every field it computes
+    owners = [f["manager"] for f in md["metadata"]["managedFields"]
+              if "f:infrastructureRef" in json.dumps(f.get("fieldsV1"))]
+    assert owners == ["capi-topology"], owners
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before
+
+
+def test_undo_reverts_the_topology_change_in_the_cluster_not_the_md(topo):
+    """capi_rollout_undo of the refresh above (undo_rollout_id, as the role's auto-undo calls it): check mode sends the
+    Cluster write as a dry run and diffs the topology; the run puts the override from before back, the topology rolls
+    the MD onto a template with the old image, and its history names the topology change."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    before = _override(topo)
+    record = json.loads(md["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    wrote = [e for e in record if e.get("rollout_id") == "topo-role"][0]
+    assert wrote["topology_after"] == {"workerImage": before}
+    old = wrote["topology_before"]["workerImage"]
+    mark = topo.mark()
+    checked = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo",
+                       check=True, diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark) and _override(topo) == before
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert "machineDeployments[md-0].variables.overrides" in " ".join(str(d.get("after")) + str(d.get("after_header"))
+                                                                      for d in checked["diff"]), checked["diff"]
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    res = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == "cluster/default/tr", entry
+    assert _override(topo) == old
+    current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    # no override before: the class's default of the variable
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == (old or IMAGE)
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
+    assert machines and not machines & machines_before
+    last = json.loads(_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["action"] == "rolled_back" and (f"workerImage={old}" if old else "no workerImage") in last["topology"], last
+    again = topo.run("capi_rollout_undo", name=name, undo_rollout_id="topo-role", rollout_id="topo-role-undo")
+    assert not again.failed and again["changed"] is False
+
+
+def _override(topo):
+    entry = [e for e in topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"] if e["name"] == "md-0"][0]
+    return {o["name"]: o["value"] for o in (entry.get("variables") or {}).get("overrides") or []}.get("workerImage")

@@ -132,6 +132,23 @@ def clusters_for(api, discovery, objects, namespace):
     return {(item.get("metadata") or {}).get("name"): item for item in items}
 
 
+def cluster_class(api, cluster, classes):
+    """The ClusterClass of a topology ``cluster`` (v1beta1 ``class`` / ``classNamespace``, v1beta2 ``classRef``), one GET
+    per class: ``classes`` ({(namespace, name): ClusterClass}) keeps them for the run."""
+    group, _sep, version = cluster["apiVersion"].rpartition("/")
+    topology = cluster["spec"]["topology"]
+    name = (topology.get("classRef") or {}).get("name") or topology.get("class")
+    namespace = (topology.get("classRef") or {}).get("namespace") or topology.get("classNamespace") or \
+        cluster["metadata"]["namespace"]
+    if (namespace, name) not in classes:
+        try:
+            classes[(namespace, name)] = api.get(resource_path(group, version, "clusterclasses", namespace, name))
+        except ApiError as err:
+            raise api_error(err, ref=make_ref("ClusterClass", namespace, name), verb="get",
+                            resource={"group": group, "plural": "clusterclasses"}, namespace=namespace, host=api.host)
+    return classes[(namespace, name)]
+
+
 def list_kind(api, discovery, kind, namespace, label_selector=None):
     """All objects of ``kind`` in ``namespace`` (MachineSets, Machines) with one LIST."""
     items, version, _rv = list_kind_at(api, discovery, kind, namespace, label_selector)

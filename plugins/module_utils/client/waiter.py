@@ -36,10 +36,12 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import templat
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import DEADLINE_GRACE_SECONDS
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
@@ -227,6 +229,8 @@ class Waiter(object):
     ``machines_lister(group, obj)`` the Machine views of an object (for what is stuck); ``templates_lister(required)``
     which of the infrastructure templates ``required`` ([{api_group, kind, name, namespace}]) exist, as
     {(namespace, kind, name)}; ``expected`` {ref: {kind, name}} the infrastructure templates objects must stay on;
+    ``holds`` {ref: {overrides, template}} the topology changes objects a Cluster topology manages must stay on
+    (core.waitstate.hold_topology), read with ``topology_reads`` (TopologyReads);
     ``state`` a waitstate
     carried over from an earlier call. ``clock`` is the caller's (epoch seconds: timeouts, soak);
     ``now`` the API server's (datetime: triggers).
@@ -234,7 +238,7 @@ class Waiter(object):
 
     def __init__(self, api, groups, wait_timeout, stall_timeout, soak_seconds=0, poll_interval=10,
                  machine_sets_lister=None, machines_lister=None, expected=None, state=None,
-                 clock=time.time, now=None, sleep=time.sleep, templates_lister=None):
+                 clock=time.time, now=None, sleep=time.sleep, templates_lister=None, holds=None, topology_reads=None):
         self.api = api
         self.groups = groups
         self.wait_timeout = wait_timeout
@@ -244,6 +248,8 @@ class Waiter(object):
         self.machines_lister = machines_lister
         self.templates_lister = templates_lister
         self.expected = expected or {}
+        self.holds = holds or {}
+        self.topology_reads = topology_reads
         self.clock = clock
         self.now = now or api.server_now
         self.refs = [group.ref(name) for group in groups for name in group.names]
@@ -256,6 +262,7 @@ class Waiter(object):
         self.machine_set_lists = 0
         self._listed_rv = {}  # namespace -> resourceVersion of its last MachineSet list
         self.stuck = {}  # ref -> {lines, machines} of the objects a failed wait names
+        self._held_templates = {}  # (namespace, kind, name) -> template, of the objects of ``holds``
 
     @property
     def finished(self):
@@ -314,12 +321,46 @@ class Waiter(object):
         server_now = self.now()
         self.snapshots = {group.ref(name): self._snapshot(group, name, server_now)
                           for group in self.groups for name in group.names if name in group.objects}
-        if self.templates_lister is not None and ws.deciding(self.state, now, self.snapshots, self.wait_timeout,
-                                                             self.stall_timeout):
+        deciding = None
+        if self.holds:
+            deciding = self._hold_topology(now)
+        if self.templates_lister is not None and (deciding if deciding is not None else ws.deciding(
+                self.state, now, self.snapshots, self.wait_timeout, self.stall_timeout)):
             self._note_missing_templates()
         lines = ws.observe(self.state, now, self.snapshots, self.wait_timeout, self.stall_timeout, self.soak_seconds)
         self.progress.extend(lines)
         return lines
+
+    def _hold_topology(self, now):
+        """Hold the objects of ``holds`` to their topology change (core.waitstate.hold_topology): the template each is
+        on is read once per name (a generated template does not change, the topology makes a new one); their Clusters
+        when a new template showed up (the topology rotated: for the change, or back) and when this observation may
+        end the wait. Returns whether it may (core.waitstate.deciding, after the templates' values were held)."""
+        rotated = False
+        held = []
+        for ref, hold in sorted(self.holds.items()):
+            if ref not in self.snapshots:
+                continue
+            group, name = self.locate(ref)
+            obj = group.objects[name]
+            raw = paths.get_path(obj, apiversion.spec_path(group.kind, group.version, "infrastructure_ref")) or {}
+            key = (group.namespace, raw.get("kind"), raw.get("name"))
+            if key not in self._held_templates:
+                self._held_templates[key] = self.topology_reads.template(group.namespace, raw) or {}
+                rotated = True
+            ws.hold_topology(self.snapshots[ref], obj, group.kind, ref, hold, template=self._held_templates[key])
+            held.append((group, obj, ref, hold))
+        deciding = ws.deciding(self.state, now, self.snapshots, self.wait_timeout, self.stall_timeout)
+        if held and (rotated or deciding):
+            for namespace in sorted({group.namespace for group, _obj, _ref, _hold in held}):
+                clusters = self.topology_reads.clusters(namespace, [obj for group, obj, _r, _h in held
+                                                                    if group.namespace == namespace])
+                for group, obj, ref, hold in held:
+                    cluster = clusters.get(views.cluster_name_of(obj)) if group.namespace == namespace else None
+                    if cluster is not None:
+                        who = owners.last_change(cluster, topologies.entry_field(obj, group.kind))
+                        ws.hold_topology(self.snapshots[ref], obj, group.kind, ref, hold, cluster=cluster, changed_by=who)
+        return deciding
 
     def _note_missing_templates(self):
         """Mark the snapshots of the objects whose infrastructure template is gone (``template_missing``)."""
@@ -479,3 +520,24 @@ def machine_sets_lister(api, discovery):
         items, _version, list_rv = targets.list_kind_at(api, discovery, apiversion.MACHINE_SET, namespace)
         return items, list_rv
     return lister
+
+
+class TopologyReads(object):
+    """``topology_reads`` of a Waiter: the template an object is on (one GET) and the Clusters of objects
+    (client.targets.clusters_for: one GET, or one LIST for several)."""
+
+    def __init__(self, api, discovery):
+        self.api = api
+        self.discovery = discovery
+
+    def template(self, namespace, raw_ref):
+        """The infrastructure template of reference ``raw_ref`` (as on the object), or None when it is gone."""
+        infra = apiversion.normalize_ref(raw_ref) or {}
+        if not infra.get("kind") or not infra.get("name"):
+            return None
+        source = {"api_group": infra.get("api_group"), "kind": infra["kind"], "ref_api_version": raw_ref.get("apiVersion")}
+        tkind = templates.template_kind(self.discovery, source)
+        return templates.get_template(self.api, tkind, namespace, infra["name"])
+
+    def clusters(self, namespace, objects):
+        return targets.clusters_for(self.api, self.discovery, objects, namespace)

@@ -81,7 +81,8 @@ def covers(fields_v1, field):
             return False
         if not node and node is not fields_v1:
             return True
-        node = node.get(f"f:{key}")
+        # a member of a list of type map is named by its key (``k:{"name":"md-0"}``), a field by ``f:``
+        node = node.get(key if str(key).startswith("k:") else f"f:{key}")
         if node is None:
             return False
     return True

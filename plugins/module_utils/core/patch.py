@@ -114,6 +114,14 @@ def json_patch(obj, changes, guarded):
     return guard_operations(obj, field_paths) + change_operations(obj, [(path_keys, after) for path_keys, _before, after in items])
 
 
+def beside_owner_write(fields):
+    """Of ``fields`` (relied_on), those an object's patch still tests when its change is written in the object that
+    decides its template (core.topology: the Cluster topology): whether it is paused and its records. The topology
+    controller changes its trigger and template fields at any moment after the Cluster write (it copies rollout.after,
+    rotates the template), and the Cluster patch tests what that write relies on."""
+    return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
+
+
 def relied_on(kind, version, verb):
     """The fields a plan of ``verb`` (restart | undo | pause) relies on, beyond those it changes.
 

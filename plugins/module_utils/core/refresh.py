@@ -279,7 +279,8 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False, on_dele
     kind = entry.get("kind")
     for reason in entry.get("paused_reasons") or ([] if not entry.get("paused") else ["paused"]):
         blockers.append(f"paused: {reason}")
-    if entry.get("topology_owned") and not restart:
+    if entry.get("topology_owned") and not restart and "topology" not in clone:
+        # no Cluster topology path was planned for it (a control plane, or the label without a Cluster topology)
         blockers.append("managed by a Cluster topology (ClusterClass): change the template in the Cluster topology or "
                         "ClusterClass instead")
     elif not clone.get("ok"):
@@ -331,8 +332,12 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
         else:
             clone = clones.get(ref) or {"ok": False, "msg": "no target template was planned"}
         target = clone.get("infrastructure_ref") if clone.get("ok") else None
+        # new hardware through the Cluster topology (core.topology.refresh_outcome): no template of ours to name
+        topo = None if restart else clone.get("topology")
         if restart:
             on_target = ours
+        elif topo:
+            on_target = topo["held"]
         else:
             on_target = bool(target) and target.get("name") == current.get("name") and target.get("kind") == current.get("kind")
         after = {"infrastructure_ref": {"kind": target.get("kind"), "name": target.get("name")} if target else None,
@@ -349,6 +354,10 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                         {"kind": target.get("kind"), "name": target.get("name")}},
                "blockers": [], "started": None, "wave": None, "restart": bool(restart),
                "clone": entry.get("clone"), "health": entry.get("health")}
+        if topo:
+            obj["wait"] = {key: value for key, value in obj["wait"].items() if key != "infrastructure_ref"}
+            obj["wait"]["topology"] = topo["hold"]
+            obj["notes"].append(f"through its Cluster topology ({topo['path']}): {topo['change']}; {topo['why']}")
         if refresh_id and last.get("id") == undo_id(refresh_id):
             obj.update(action=SKIP, result="skipped",
                        notes=[f"switched back by the undo of refresh {refresh_id} at {last.get('at')}; start a new "
@@ -372,7 +381,7 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
         elif on_target and _get(entry, "rollout", "complete"):
             obj.update(action=UNCHANGED, result="planned" if check else "succeeded",
                        notes=[f"already restarted by this refresh at {last.get('at')}" if restart
-                              else "already on the target template"])
+                              else topo["change"] if topo else "already on the target template"])
             if ours:
                 obj["started"] = last.get("at")
         elif on_target:

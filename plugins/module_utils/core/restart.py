@@ -316,13 +316,9 @@ def _through_topology(read, cluster, target_after, topology_rollout):
 
 
 def _relied_on(read, owner):
-    """The fields the object's patch tests. With a topology write (``owner``) only whether it is paused and its
-    records: the topology controller changes its trigger and template fields at any moment after the Cluster write
-    (it copies rollout.after, rotates the template), and the Cluster patch tests what that write relies on."""
+    """The fields the object's patch tests; with a topology write (``owner``) core.patch.beside_owner_write."""
     fields = patches.relied_on(read.kind, read.version, "restart")
-    if owner is None:
-        return fields
-    return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
+    return fields if owner is None else patches.beside_owner_write(fields)
 
 
 IN_PLACE_CHOICES = ("replace", "allow")
@@ -470,13 +466,17 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
         entry = records.record_rollout(
             changes, obj, obj, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
             recording, api_version=read.version, last_details={"topology": owner["message"]},
-            entry_details={"topology": owner["message"]})
+            # what undo puts back (core.undo.plan_topology_undo): the overrides before, None for none
+            entry_details={"topology": owner["message"], "topology_after": values,
+                           "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name)
+                                               for name in values}})
         extra["history_revision"] = entry["revision"]
     plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
                           message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
                                   "the new template and rolls this MachineDeployment",
                           relied_on=_relied_on(read, owner), **extra)
-    plan.update(owner=owner, changed=True, action=RESTARTED)
+    # what a wait holds it to: the generated template's name is not known yet, its values are
+    plan.update(owner=owner, changed=True, action=RESTARTED, hold={"overrides": values, "template": overrides})
     return plan
 
 

@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -158,7 +159,11 @@ def plan_overrides(cluster, obj, ref, values):
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
     changes = ChangeSet()
-    if not changes.record(("variables", "overrides"), current, wanted or None):
+    variables = entry.get("variables") or {}
+    if not wanted and current and set(variables) == {"overrides"}:
+        # v1beta2 refuses an empty ``variables`` (minProperties 1): the last override goes with it
+        changes.record(("variables",), variables, None)
+    elif not changes.record(("variables", "overrides"), current, wanted or None):
         return None
     said = ", ".join(f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items()))
     where = display_path(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, "variables.overrides")
@@ -199,3 +204,60 @@ def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
             hint="add a variable with a JSON patch onto that field to the ClusterClass, or switch the MD to a worker "
                  "class whose template has the new values (docs/clusterclass.md)")
     return values, "; ".join(why)
+
+
+def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides):
+    """The plan of new hardware for a topology MD in a refresh plan (core.refresh.plan): (outcome, the Cluster write or
+    None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change, held (the
+    Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None when no
+    path covers it (``msg`` says why and what to do)."""
+    try:
+        values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides)
+    except RolloutError as err:
+        return {"ok": False, "msg": f"{err.msg.split('; nothing was')[0]} ({err.hint})", "infrastructure_ref": None,
+                "topology": None}, None
+    owner = plan_overrides(cluster, obj, ref, values)
+    said = ", ".join(f"{name}={value}" for name, value in sorted(values.items()))
+    change = owner["message"] if owner else f"{cluster_ref(cluster)} holds {said} already"
+    return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
+        "path": "variable override", "why": why, "change": change, "held": owner is None,
+        "hold": {"overrides": values, "template": copy.deepcopy(overrides)}}}, owner
+
+
+# --- holding a topology MD to its change while waiting (core.waitstate.hold_topology) --------------------------------
+
+def _at_pointer(obj, pointer):
+    node = obj
+    for part in pointer.lstrip("/").split("/"):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part.replace("~1", "/").replace("~0", "~"))
+    return node
+
+
+def template_lacks(template, values):
+    """[(RFC 6901 pointer, wanted, found)] of ``values`` (spec.template.spec fields, as ``switches[].template.overrides``)
+    that the infrastructure ``template`` does not carry: the topology has not generated the new template yet."""
+    return [(pointer, value, _at_pointer(template, pointer)) for pointer, value in _leaves(values or {})
+            if _at_pointer(template, pointer) != value]
+
+
+def overrides_lacking(cluster, obj, kind, ref, overrides):
+    """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's topology entry in ``cluster``
+    does not hold (someone reverted the change); every one when the entry is gone."""
+    try:
+        _keys, entry, _name = _entry(cluster, obj, kind, ref)
+    except RolloutError:
+        entry = {}
+    held = {item.get("name"): item.get("value") for item in paths.get_path(entry, "variables.overrides", []) or []}
+    return [(variable, value, held.get(variable)) for variable, value in sorted((overrides or {}).items())
+            if held.get(variable) != value]
+
+
+def entry_field(obj, kind):
+    """The managedFields path (core.owners.covers) of the object's topology entry in its Cluster: who last wrote it."""
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        return TOPOLOGY_POINTER + ("controlPlane",)
+    name = (paths.get_path(obj, "metadata.labels", {}) or {}).get(keys.TOPOLOGY_DEPLOYMENT_NAME_LABEL)
+    key = json.dumps({"name": name}, separators=(",", ":"))
+    return TOPOLOGY_POINTER + ("workers", "machineDeployments", f"k:{key}")

@@ -37,6 +37,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import plan as p
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import template as tmpl
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -353,6 +354,67 @@ def _not_restored_text(fields):
     return f"; not restored (an undo writes the template identity only): {named}"
 
 
+def _topology_changes(entries, undo_rollout_id, ref):
+    """(the first, the last) history entry of the topology change to revert: every entry of ``undo_rollout_id``, or the
+    newest topology change; (None, None) when that rollout changed no topology of it."""
+    mine = [entry for entry in entries or [] if "topology_before" in entry
+            and (undo_rollout_id is None or entry.get("rollout_id") == undo_rollout_id)]
+    if undo_rollout_id is not None:
+        return (mine[0], mine[-1]) if mine else (None, None)
+    if not mine:
+        raise RolloutError("no topology change of it is recorded in its history (capi_rollout_restart records the ones it "
+                           "makes), so there is nothing to revert in its Cluster topology; nothing was changed", ref=ref,
+                           hint="change the Cluster topology by hand, or run capi_rollout_undo with to_revision and force "
+                                "(the topology controller puts a template changed on the object back)",
+                           reason="no_history")
+    return mine[-1], mine[-1]
+
+
+def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, recording, observed, undo_rollout_id):
+    """Undo of an MD a Cluster topology manages: the topology change recorded in its history (its variable overrides,
+    ``topology_before`` / ``topology_after`` of core.restart.plan_topology_switch) is reverted in the Cluster, not the MD
+    (the topology controller would put an MD template back, docs/clusterclass.md), and recorded on the MD. A Cluster
+    topology changed since by someone else is left alone (reason changed_since_rollout, naming who)."""
+    cluster = observed.cluster
+    first, last = _topology_changes(entries, undo_rollout_id, ref)
+    if first is None:
+        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
+                              message=f"rollout {undo_rollout_id} changed no topology of it: nothing to undo")
+    before, after = first["topology_before"], last["topology_after"]
+    if not topologies.overrides_lacking(cluster, md, kind, ref, before):
+        return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
+                              message=f"{topologies.cluster_ref(cluster)} holds the overrides from before already")
+    lacking = topologies.overrides_lacking(cluster, md, kind, ref, after)
+    if lacking:
+        changed = owners.last_change(cluster, topologies.entry_field(md, kind), since=last.get("at"))
+        who = f"{changed['manager']} at {changed['time']}" if changed else "someone else"
+        shown = ", ".join(f"{name}={found} (not {wanted})" for name, wanted, found in lacking)
+        raise RolloutError(
+            f"its Cluster topology was changed by {who} after rollout {last.get('rollout_id')} wrote it ({shown}); the "
+            "undo leaves it there instead of fighting that change", ref=ref, reason="changed_since_rollout",
+            hint="find out why it was changed; change the Cluster topology by hand to move it anyway")
+    owner = topologies.plan_overrides(cluster, md, ref, before)
+    changes = ChangeSet()
+    target_revision = first.get("revision") - 1 if isinstance(first.get("revision"), int) and first["revision"] > 1 else None
+    extra.update(from_revision=extra["revision_before"], to_revision=target_revision, target_revision=target_revision,
+                 target_source=hist.SOURCE_RECORD)
+    if recording.enabled:
+        entry = records.record_rollout(
+            changes, md, md, now, ROLLED_BACK, hist.next_revision(md, observed.machine_sets, entries), entries, recording,
+            api_version=version, last_details={"topology": owner["message"]},
+            entry_details={"topology": owner["message"], "topology_before": after, "topology_after": before})
+        extra["history_revision"] = entry["revision"]
+    template = paths.get_path(md, apiversion.spec_path(kind, version, "infrastructure_ref"), {}) or {}
+    plan = plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes, warnings=warnings,
+                          relied_on=patches.beside_owner_write(patches.relied_on(kind, version, "undo")),
+                          message=f"the topology change of rollout {last.get('rollout_id')} reverted through "
+                                  f"{owner['message']}: the topology controller generates the template and rolls this "
+                                  "MachineDeployment", **extra)
+    # what a wait holds it to: the overrides from before, and off the template of the change
+    plan.update(owner=owner, changed=True, hold={"overrides": before, "template": {}, "not_on": template.get("name")})
+    return plan
+
+
 def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None, undo_rollout_id=None):
     """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision, or (with
     ``undo_rollout_id``) to what it was before that rollout (find_before), never onto another template.
@@ -398,6 +460,10 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     if applied:
         return unchanged(f"rollout_id {recording.rollout_id} was already applied ({applied['action']} at {applied['at']})")
     to_revision = _validate_revision(to_revision, ref)
+    if topologies.manages(md, observed.cluster) and not force and not to_revision:
+        guards.refuse_paused(md, kind, ref, observed.cluster, verb="undo")
+        return plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, recording, observed,
+                                  undo_rollout_id)
     warnings.extend(_guards(md, kind, ref, observed.cluster, force))
     if undo_rollout_id is not None:
         target = find_before(md, entries, undo_rollout_id, ref)

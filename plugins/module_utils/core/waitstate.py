@@ -33,6 +33,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
 ROLLOUT = "rollout"
@@ -153,6 +154,41 @@ def _changed_by(obj, kind, version, expected):
     """Who else last wrote the template reference's name (managedFields), when a template is expected."""
     path = apiversion.spec_path(kind, version, "infrastructure_ref")
     return owners.last_change(obj, paths.split_path(path) + ("name",)) if expected and path else None
+
+
+def _waits_for_topology(snap: Snapshot, message: str) -> None:
+    snap["done"] = False
+    snap["waiting_for"] = "topology"
+    snap["message"] = snap["line"] = message
+
+
+def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold: Mapping[str, Any],
+                  cluster: Optional[Dict[str, Any]] = None, template: Optional[Dict[str, Any]] = None, changed_by: Optional[Dict[str, Any]] = None) -> Snapshot:
+    """Hold an object a Cluster topology manages to its change (``hold``: {overrides: {variable: value} its topology
+    entry must keep, template: the spec.template.spec values its current template must carry, not_on: a template
+    name it must have left - an undo's}), changing ``snap`` in
+    place: its template names are generated, so not a name but the values decide (docs/clusterclass.md). Not done
+    while its current ``template`` (as read; None: not read now) lacks them - the topology controller has not
+    rotated it yet; drift when ``cluster`` (None: not read now) no longer holds the overrides, naming who last wrote
+    the entry (``changed_by``, core.owners.last_change)."""
+    if template is not None:
+        name = paths.get_path(template, "metadata.name")
+        if name is not None and name == hold.get("not_on") and snap["done"]:
+            _waits_for_topology(snap, f"{ref} waits for the topology controller to move it off its template {name}, the "
+                                      "one of the change being reverted")
+        lacking = topologies.template_lacks(template, hold.get("template"))
+        if lacking and snap["done"]:
+            shown = ", ".join(f"{pointer.rpartition('/')[2]}={wanted} (has {found})" for pointer, wanted, found in lacking)
+            _waits_for_topology(snap, f"{ref} waits for the topology controller to generate its template with {shown}: "
+                                      f"its template {name} is from before the change")
+    if cluster is not None:
+        lacking = topologies.overrides_lacking(cluster, obj, kind, ref, hold.get("overrides"))
+        if lacking:
+            who = f"{changed_by['manager']} at {changed_by['time']}" if changed_by else "someone else"
+            shown = ", ".join(f"{variable}={wanted} (now {found})" for variable, wanted, found in lacking)
+            snap["drift"] = (f"{ref}: {topologies.cluster_ref(cluster)} no longer holds its topology change {shown}: "
+                             f"the Cluster topology was changed by {who} during the rollout")
+    return snap
 
 
 def template_missing(ref: str, infra_ref: Mapping[str, Any], namespace: str) -> str:

@@ -98,7 +98,8 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
                 module.warn(f"{plan['ref']}: {warning}")
         if params.get("wait") and not module.check_mode:
             objects = [final.get(obj["metadata"]["name"], obj) for obj in selected.objects]
-            objects = run.wait(selected, objects, start_rv(selected, objects))
+            holds = {entry["ref"]: entry["hold"] for entry in results if entry.get("hold") and entry["changed"]}
+            objects = run.wait(selected, objects, start_rv(selected, objects), holds=holds)
             statuses = resource_entries(objects, clusters, selected.version, run.api.server_now(), run.waited_machine_sets)
             warn_status(module, statuses)
             for entry, status in zip(results, statuses):
@@ -149,7 +150,7 @@ def _changed(run, results):
 def _result_entry(plan):
     keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
             "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
-            "target_machine_set", "target_template", "in_place", "not_restored")
+            "target_machine_set", "target_template", "in_place", "not_restored", "hold")
     entry = {key: plan.get(key) for key in keep if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     # exactly what is sent (_write)

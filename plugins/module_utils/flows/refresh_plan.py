@@ -18,17 +18,22 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run, resource_entries, warn_status
 
 
-def _read(run, reads, kind, namespace, label_selectors):
+def _read(run, reads, kind, namespace, label_selectors, topology=None):
     """The info entries of every ``kind`` object of ``namespace`` matching ``label_selectors``; a complete list
-    (no selectors) also answers the clones' reads of those objects (``reads``)."""
+    (no selectors) also answers the clones' reads of those objects (``reads``). ``topology`` ({ref: (object, its
+    Cluster)}) gets the MachineDeployments a Cluster topology manages."""
     selected = run.select_kind(kind, namespace, label_selectors)
     objects = selected.objects
     if not label_selectors:
@@ -37,7 +42,13 @@ def _read(run, reads, kind, namespace, label_selectors):
     if not objects and not targets_client.namespace_exists(run.api, namespace):
         run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
     machine_sets = run.machine_sets(selected) if objects else []
-    entries = resource_entries(objects, run.clusters(selected), selected.version, run.api.server_now(), machine_sets)
+    clusters = run.clusters(selected)
+    if topology is not None and kind == apiversion.MACHINE_DEPLOYMENT:
+        for obj in objects:
+            cluster = clusters.get(views.cluster_name_of(obj))
+            if topologies.manages(obj, cluster):
+                topology[make_ref(kind, namespace, obj["metadata"]["name"])] = (obj, cluster)
+    entries = resource_entries(objects, clusters, selected.version, run.api.server_now(), machine_sets)
     if kind == apiversion.MACHINE_DEPLOYMENT and objects:
         health = health_coverage(run, selected.namespace, objects, selected.version)
         for entry in entries:
@@ -54,11 +65,11 @@ def health_coverage(run, namespace, machine_deployments, version):
     return {md["metadata"]["name"]: healthchecks.coverage(md, mhcs, machines, version) for md in machine_deployments}
 
 
-def read_namespaces(run, reads, namespaces, label_selectors):
-    """(MachineDeployment entries, control plane entries) of ``namespaces``."""
+def read_namespaces(run, reads, namespaces, label_selectors, topology=None):
+    """(MachineDeployment entries, control plane entries) of ``namespaces``; ``topology`` as _read."""
     machine_deployments, control_planes = [], []
     for namespace in namespaces:
-        machine_deployments.extend(_read(run, reads, apiversion.MACHINE_DEPLOYMENT, namespace, label_selectors))
+        machine_deployments.extend(_read(run, reads, apiversion.MACHINE_DEPLOYMENT, namespace, label_selectors, topology))
         control_planes.extend(_read(run, reads, apiversion.KUBEADM_CONTROL_PLANE, namespace, None))
     return machine_deployments, control_planes
 
@@ -76,6 +87,33 @@ def plan_clones(run, reads, targets):
     return machine_template.object_results(run.module, refs, todo, failed), diffs
 
 
+def plan_topology(run, targets, topology):
+    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
+    topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override (path
+    (a) of docs/clusterclass.md), its Cluster write sent as a server-side dry run (the run's requests are dry runs).
+    One GET per ClusterClass."""
+    classes, out, diffs = {}, {}, []
+    for entry in targets:
+        if entry["ref"] not in topology:
+            continue
+        obj, cluster = topology[entry["ref"]]
+        template_kind = ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind")
+        outcome, owner = topologies.refresh_outcome(targets_client.cluster_class(run.api, cluster, classes), cluster, obj,
+                                                    entry["ref"], template_kind, (entry.get("clone") or {}).get("overrides") or {})
+        if owner is not None:
+            try:
+                run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],
+                                                          owner["name"]), owner["patch"])
+            except ApiError as err:
+                failed = api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
+                                   resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
+                outcome = dict(outcome, ok=False, msg=f"the dry run of the Cluster write failed: {failed.msg}")
+            else:
+                diffs.append(owner["diff"])
+        out[entry["ref"]] = outcome
+    return out, diffs
+
+
 def run_refresh_plan(module):
     params = module.params
     run = Run(module)
@@ -91,8 +129,10 @@ def run_refresh_plan(module):
     # the caller when it takes the lock, and the plan made again
     lock = params["lock"]
     probed = locks.probe(run, lock["name"], lock["namespace"], lock["holder"], lock["lease_duration_seconds"]) if lock else None
+    topology = {}
     try:
-        machine_deployments, control_planes = read_namespaces(run, reads, params["namespaces"], params["label_selectors"])
+        machine_deployments, control_planes = read_namespaces(run, reads, params["namespaces"], params["label_selectors"],
+                                                              topology)
     except machine_template.FAILURES as err:
         run.fail(err)
     selected = refresh.select_targets(machine_deployments, control_planes, clusters=params["clusters"],
@@ -100,9 +140,17 @@ def run_refresh_plan(module):
                                       workers=params["workers"], narrowed=bool(params["label_selectors"]))
     targets = refresh.with_clone_settings(selected, params["templates"])
     clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, targets)
+    outcomes = refresh.clone_outcomes(clones)
+    if not params["restart"]:
+        try:
+            planned, topology_diffs = plan_topology(run, targets, topology)
+            outcomes.update(planned)
+            diffs = diffs + topology_diffs
+        except machine_template.FAILURES as err:
+            run.fail(err)
     # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible
     # process more than this whole module (docs/performance.md)
-    plan = refresh.refresh_plan(targets, refresh.clone_outcomes(clones), control_planes=control_planes,
+    plan = refresh.refresh_plan(targets, outcomes, control_planes=control_planes,
                                 refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
                                 max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"],
                                 field_owners=params["field_owners"], on_delete=params["on_delete"])

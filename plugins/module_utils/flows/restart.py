@@ -162,20 +162,7 @@ def _topology_switches(run, selected, clusters):
         cluster = clusters.get(views.cluster_name_of(obj)) if obj else None
         if item.get("template") is None or not topologies.manages(obj, cluster):
             continue
-        group, _sep, version = cluster["apiVersion"].rpartition("/")
-        topology = cluster["spec"]["topology"]
-        name = (topology.get("classRef") or {}).get("name") or topology.get("class")
-        namespace = (topology.get("classRef") or {}).get("namespace") or topology.get("classNamespace") or \
-            cluster["metadata"]["namespace"]
-        if (namespace, name) not in classes:
-            path = targets.resource_path(group, version, "clusterclasses", namespace, name)
-            try:
-                classes[(namespace, name)] = run.api.get(path)
-            except ApiError as err:
-                raise api_error(err, ref=make_ref("ClusterClass", namespace, name), verb="get",
-                                resource={"group": group, "plural": "clusterclasses"}, namespace=namespace,
-                                host=run.api.host)
-        out[_switch_name(item)] = (item["template"].get("overrides") or {}, classes[(namespace, name)])
+        out[_switch_name(item)] = (item["template"].get("overrides") or {}, targets.cluster_class(run.api, cluster, classes))
     return out
 
 

@@ -156,12 +156,14 @@ class Run(object):
         items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
         return items, rv
 
-    def wait(self, selected: Selected, objects: List[Dict[str, Any]], resource_version: Optional[str]) -> List[Dict[str, Any]]:
-        """Wait for the rollouts of ``objects`` (client.waiter, watched from ``resource_version``);
-        returns them as last seen, or raises WaitFailed."""
+    def wait(self, selected: Selected, objects: List[Dict[str, Any]], resource_version: Optional[str],
+             holds: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+        """Wait for the rollouts of ``objects`` (client.waiter, watched from ``resource_version``), those of ``holds``
+        held to their topology change; returns them as last seen, or raises WaitFailed."""
         params = self.module.params
         waiter = self.waiter([waiters.Group.of(selected, objects, resource_version)], params["wait_timeout"],
-                             params["stall_timeout"])
+                             params["stall_timeout"], holds=holds,
+                             topology_reads=waiters.TopologyReads(self.api, self.discovery) if holds else None)
         try:
             waiter.run()
         except OutOfTime as err:

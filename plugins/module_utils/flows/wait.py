@@ -47,6 +47,22 @@ def _expected_templates(params):
     return out
 
 
+def _holds(params):
+    """{ref: {overrides, template}} of the objects that must stay on a Cluster topology change
+    (core.waitstate.hold_topology); RolloutError for an object held to a template name too."""
+    out = {}
+    for (_kind, _namespace, _name, ref), item in zip(_objects(params), params["objects"]):
+        if item.get("topology") and item.get("infrastructure_ref"):
+            raise RolloutError(f"objects[] {ref} gives both infrastructure_ref {item['infrastructure_ref'].get('name')} "
+                               "and topology: a topology object is held to its topology change, any other to a template",
+                               ref=ref, reason="invalid_input",
+                               hint="give objects[].topology for an object a Cluster topology manages (as "
+                                    "capi_rollout_restart returns it in objects[].hold), infrastructure_ref otherwise")
+        if item.get("topology"):
+            out[ref] = item["topology"]
+    return out
+
+
 def read_groups(run, objects, known=False):
     """The client.waiter groups of ``objects``: one LIST per (kind, namespace), watched from its
     resourceVersion. An object that is not there is not found; once ``known`` (a later call of the same wait) it
@@ -201,6 +217,7 @@ def run_wait(module):
     renewed = 1 if params.get("lease") else 0
     try:
         objects = _objects(params)
+        holds = _holds(params)
         if renewed:
             locks.renew(run, params["lease"])
         deleted = replace_on_delete(run, objects, params["on_delete_max_unavailable"]) if params.get("on_delete") == "replace" else []
@@ -211,6 +228,7 @@ def run_wait(module):
         waiter = run.waiter(read_groups(run, objects, known=bool(params.get("tracking"))), params["wait_timeout"], params["stall_timeout"],
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
                             expected=_expected_templates(params), state=params.get("tracking") or None,
+                            holds=holds, topology_reads=waiters.TopologyReads(run.api, run.discovery),
                             templates_lister=waiters.templates_lister(run.api, run.discovery))
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except OutOfTime as err:

@@ -63,6 +63,13 @@ def _clones(switches):
     return [clone for result in (switches or {}).get("results") or [] for clone in result.get("clones") or []]
 
 
+def _holds(switches):
+    """{ref: hold} of the objects the switch (or undo) calls changed through their Cluster topology (their
+    ``objects[].hold``)."""
+    return {entry["ref"]: entry["hold"] for result in (switches or {}).get("results") or []
+            for entry in result.get("objects") or [] if entry.get("hold") and entry.get("changed")}
+
+
 def _failed_clones(switches):
     """Refs of the objects whose target template could not be made (the switch calls' ``clones``)."""
     return [refresh.result_ref(result) for result in _clones(switches)
@@ -114,17 +121,26 @@ def switched(objects, wave_objects, switches, restart, now):
         cloned.setdefault(refresh.result_ref(result), result)
     _failed, switched_at = _switch_outcome(switches)
     changes = {}
+    holds = _holds(switches)
     for obj in wave_objects:
         if obj.get("resume") or obj["ref"] not in switched_at:
+            continue
+        # the wait counts the Machines replaced and updated in place since the switch (capi_rollout_wait switched_at)
+        started = switched_at[obj["ref"]] or now
+        if obj["ref"] in holds:
+            # switched through its Cluster topology: held to the change, the generated template's name comes later
+            changes[obj["ref"]] = {"started": started, "wait": {"topology": holds[obj["ref"]], "switched_at": started}}
             continue
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
-        started = switched_at[obj["ref"]] or now
-        # the wait counts the Machines replaced and updated in place since the switch (capi_rollout_wait switched_at)
         changes[obj["ref"]] = {"started": started, "after": {"infrastructure_ref": ref},
                                "wait": {"infrastructure_ref": None if restart else dict(ref), "switched_at": started}}
-    return _apply(objects, changes)
+    out = _apply(objects, changes)
+    for ref in holds.keys() & changes.keys():
+        # capi_rollout_wait takes a topology change or a template, not both
+        out[ref]["wait"] = {key: value for key, value in out[ref]["wait"].items() if key != "infrastructure_ref"}
+    return out
 
 
 def rolled_out(objects, resources):
@@ -247,6 +263,14 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         "undo_refs": [obj["ref"] for obj in undo],
         "undo_rollout_id": refresh.undo_id(refresh_id),
     }
+
+
+def undo_waits(failure, undo_calls):
+    """The capi_rollout_wait objects of the undo of a failed wave (``failure``: what wave_failed returned): a
+    MachineDeployment undone through its Cluster topology is held to that change (``undo_calls``: the registered
+    loop of capi_rollout_undo, its ``objects[].hold``), any other as wave_failed names it."""
+    holds = _holds(undo_calls)
+    return [dict(obj, topology=holds[ref]) if ref in holds else obj for obj, ref in zip(failure["undo"], failure["undo_refs"])]
 
 
 def undone(objects, failure, undo_wait, started):

@@ -482,3 +482,102 @@ def test_a_failed_read_of_the_templates_never_hides_a_timeout_and_never_lets_a_w
     with pytest.raises(TransportError):
         finish(waiter)
     assert waiter.state["phase"] == ws.ROLLOUT
+
+
+# --- objects a Cluster topology manages: held to their topology change, not to a template name ----------------------
+
+HOLD = {"overrides": {"workerImage": "img:new"}, "template": {"customImage": "img:new"}}
+TOPOLOGY_REF = "machinedeployment/default/md-0"
+
+
+def _topology_md(rv, up_to_date, template):
+    md = rolling(rv, up_to_date)
+    md["metadata"]["labels"].update({"topology.cluster.x-k8s.io/owned": "", "topology.cluster.x-k8s.io/deployment-name": "md-0"})
+    md["spec"]["template"]["spec"]["infrastructureRef"]["name"] = template
+    return md
+
+
+def _topology_cluster(image, manager="capi-rollout"):
+    entry = {"name": "md-0", "class": "default-worker"}
+    if image:
+        entry["variables"] = {"overrides": [{"name": "workerImage", "value": image}]}
+    fields = {"f:spec": {"f:topology": {"f:workers": {"f:machineDeployments": {'k:{"name":"md-0"}': {"f:variables": {}}}}}}}
+    return {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+            "metadata": {"name": "c1", "namespace": "default", "managedFields": [
+                {"manager": manager, "operation": "Update", "time": "2026-03-01T12:00:03Z", "fieldsV1": fields}]},
+            "spec": {"topology": {"classRef": {"name": "quick-start"}, "workers": {"machineDeployments": [entry]}}}}
+
+
+class FakeTopologyReads(object):
+    """TopologyReads over fixed templates ({name: customImage}) and a Cluster that a test may replace; reads recorded."""
+
+    def __init__(self, images, cluster):
+        self.images = images
+        self.cluster = cluster
+        self.reads = []
+
+    def template(self, namespace, raw_ref):
+        self.reads.append(("template", raw_ref["name"]))
+        return {"metadata": {"name": raw_ref["name"]}, "spec": {"template": {"spec": {"customImage": self.images[raw_ref["name"]]}}}}
+
+    def clusters(self, namespace, objects):
+        self.reads.append(("clusters", namespace))
+        return {"c1": self.cluster}
+
+
+def test_a_topology_md_is_done_only_on_a_template_that_carries_its_values():
+    """Complete on the template from before the change is not done (the topology has not rotated yet); the rotated
+    template (a generated name) with the values, rolled out, is. Each template is read once, the Cluster when a new
+    template shows up and when the wait may end."""
+    clock = Clock()
+    script = [[("MODIFIED", _topology_md(11, 0, "md-0-gen2"), 1), ("MODIFIED", _topology_md(12, 2, "md-0-gen2"), 1),
+               ("MODIFIED", _topology_md(13, 3, "md-0-gen2"), 1)]]
+    reads = FakeTopologyReads({"md-0-gen1": "img:old", "md-0-gen2": "img:new"}, _topology_cluster("img:new"))
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen1")], holds={TOPOLOGY_REF: HOLD},
+                         topology_reads=reads)
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED
+    assert "waits for the topology controller to generate its template with customImage=img:new (has img:old)" in \
+        waiter.progress[0], waiter.progress
+    assert reads.reads == [("template", "md-0-gen1"), ("clusters", "default"), ("template", "md-0-gen2"),
+                           ("clusters", "default"), ("clusters", "default")]
+
+
+def test_without_the_hold_the_old_template_counts_as_done():
+    """Positive control of the test above: the same MD, no hold, is done at once on the template from before."""
+    clock = Clock()
+    waiter = make_waiter(FakeApi(clock, []), clock, [_topology_md(10, 3, "md-0-gen1")])
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "10"
+
+
+def test_a_cluster_topology_reverted_during_the_wait_is_drift_naming_its_writer():
+    clock = Clock()
+    reads = FakeTopologyReads({"md-0-gen2": "img:new", "md-0-gen3": "img:old"}, _topology_cluster("img:new"))
+    api = FakeApi(clock, [[("MODIFIED", _topology_md(11, 1, "md-0-gen2"), 1), ("MODIFIED", _topology_md(12, 0, "md-0-gen3"), 1)]])
+    original_events = api._events
+
+    def events(entry):
+        for index, item in enumerate(original_events(entry)):
+            if index == 1:  # someone put the old image back: the topology rotates the MD to a template of it
+                reads.cluster = _topology_cluster("img:old", manager="kubectl-edit")
+            yield item
+
+    api._events = events
+    waiter = make_waiter(api, clock, [_topology_md(10, 0, "md-0-gen2")], holds={TOPOLOGY_REF: HOLD}, topology_reads=reads)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.DRIFT and waiter.state["failed_refs"] == [TOPOLOGY_REF]
+    assert "cluster/default/c1 no longer holds its topology change workerImage=img:new (now img:old)" in str(err.value)
+    assert "changed by kubectl-edit at 2026-03-01T12:00:03Z" in str(err.value)
+
+
+def test_an_undo_is_done_only_off_the_template_of_the_change_it_reverts():
+    clock = Clock()
+    script = [[("MODIFIED", _topology_md(11, 0, "md-0-gen3"), 1), ("MODIFIED", _topology_md(12, 3, "md-0-gen3"), 1)]]
+    reads = FakeTopologyReads({"md-0-gen2": "img:new", "md-0-gen3": "img:old"}, _topology_cluster(None))
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen2")], topology_reads=reads,
+                         holds={TOPOLOGY_REF: {"overrides": {"workerImage": None}, "template": {}, "not_on": "md-0-gen2"}})
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
+    assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress

@@ -67,6 +67,10 @@ def test_covers_follows_fieldsv1_into_maps_and_atomic_values():
     assert owners.covers(fields_v1, INFRA)  # a part of it
     assert not owners.covers(fields_v1, ("spec", "rolloutAfter"))
     assert not owners.covers(fields_v1, ("spec", "template", "spec", "failureDomain"))
+    # a member of a list of type map by its key (a Cluster topology's machineDeployments entry)
+    listed = {"f:spec": {"f:workers": {'k:{"name":"md-0"}': {"f:variables": {}}}}}
+    assert owners.covers(listed, ("spec", "workers", 'k:{"name":"md-0"}'))
+    assert not owners.covers(listed, ("spec", "workers", 'k:{"name":"md-1"}'))
     assert owners.covers({"f:spec": {"f:template": {}}}, INFRA + ("name",))  # an atomic value it sits in
 
 

@@ -85,6 +85,8 @@ def test_check_mode_plans():
     ({"strategy": "OnDelete"}, "strategy OnDelete"),
     ({"pending": True}, "a rollout is already scheduled for 2026-12-01T00:00:00Z"),
 ])
+
+
 def test_blockers(kwargs, text):
     obj = plan_one(entry("a-md-0", **kwargs))
     assert obj["action"] == "skip" and obj["result"] == "skipped"
@@ -289,3 +291,37 @@ def test_a_pool_with_a_remediation_in_flight_is_blocked_and_its_coverage_kept():
         "remediation in flight: Machine m-1 (OwnerRemediated False: WaitingForRemediation); wait until its owner has "
         "replaced it (the Machine gone or the condition True), then re-run"]
     assert objects[1]["action"] == "switch" and objects[1]["health"] == healthy
+
+
+def _through_topology(obj, held=False, ok=True):
+    hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    topo = {"path": "variable override", "why": "ClusterClass quick-start patches variable workerImage onto ...",
+            "change": "cluster/default/c1 spec.topology.workers.machineDeployments[md-0].variables.overrides: workerImage=img:2",
+            "held": held, "hold": hold} if ok else None
+    return {obj["ref"]: {"ok": ok, "msg": None if ok else "no variable of ClusterClass quick-start is patched onto x",
+                         "infrastructure_ref": None, "topology": topo}}
+
+
+def test_a_topology_md_a_path_covers_is_switched_through_its_cluster_and_waits_on_the_change():
+    obj = entry("a-md-0", topology=True)
+    got = refresh.plan([obj], _through_topology(obj), refresh_id="r-1")[0]
+    assert got["action"] == "switch" and got["blockers"] == []
+    assert got["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a-md-0",
+                           "topology": {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}}
+    assert "through its Cluster topology (variable override)" in got["notes"][0] and "workerImage" in got["notes"][0]
+    # positive control: the same object without a topology plan is still blocked
+    assert refresh.plan([obj], {}, refresh_id="r-1")[0]["blockers"][0].startswith("managed by a Cluster topology")
+    # one the class cannot change is blocked saying why
+    blocked = refresh.plan([obj], _through_topology(obj, ok=False), refresh_id="r-1")[0]
+    assert blocked["action"] == "skip" and blocked["blockers"] == [
+        "target template: no variable of ClusterClass quick-start is patched onto x"]
+
+
+def test_a_topology_md_whose_cluster_holds_the_change_is_done_or_resumed():
+    ours = {"id": "r-1", "at": "2026-11-30T06:00:00Z"}
+    done = refresh.plan([entry("a-md-0", topology=True, last=ours)],
+                        _through_topology(entry("a-md-0"), held=True), refresh_id="r-1")[0]
+    assert done["action"] == "unchanged" and "workerImage=img:2" in done["notes"][0]
+    rolling = refresh.plan([entry("a-md-0", topology=True, last=ours, complete=False)],
+                           _through_topology(entry("a-md-0"), held=True), refresh_id="r-1")[0]
+    assert rolling["action"] == "switch" and rolling["resume"] is True and "topology" in rolling["wait"]

@@ -499,6 +499,8 @@ def test_topology_switch_writes_the_override_and_records_it():
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
         {"name": "workerImage", "value": "img:2"}]
     assert "variable workerImage" in plan["message"]
+    # a wait holds it to the change by values: the generated template's name is not known yet
+    assert plan["hold"] == {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
     assert all(op["path"].startswith("/metadata/") or op["path"] == "/spec/paused" for op in plan["patch"])
     recorded = objs.apply_json_patch(md, plan["patch"])
     record = json.loads(recorded["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])

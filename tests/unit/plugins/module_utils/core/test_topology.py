@@ -128,6 +128,9 @@ def test_first_override_of_an_md_adds_the_variables_member():
     written = objs.apply_json_patch(cluster, owner["patch"])
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"] == {
         "overrides": [{"name": "workerImage", "value": "kindest/node:v1.31.0"}]}
+    # removing the last override removes the variables member too (v1beta2 refuses an empty one)
+    removed = objs.apply_json_patch(written, topology.plan_override(written, md0, MD_REF, "workerImage", None)["patch"])
+    assert "variables" not in removed["spec"]["topology"]["workers"]["machineDeployments"][0]
     assert topology.worker_class_of(cluster, md0, MD_REF) == "default-worker"
 
 
@@ -149,3 +152,46 @@ def test_plan_overrides_sets_several_and_names_them():
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"] == [
         {"name": "a", "value": 1}, {"name": "b", "value": 2}]
     assert owner["message"].endswith("machineDeployments[md-0].variables.overrides: a=1, b=2")
+
+
+def test_template_lacks_names_each_value_the_template_does_not_carry():
+    template = {"spec": {"template": {"spec": {"customImage": "img:old", "extra": {"a": 1}}}}}
+    assert topology.template_lacks(template, {"customImage": "img:new", "extra": {"a": 1}}) == \
+        [("/spec/template/spec/customImage", "img:new", "img:old")]
+    assert topology.template_lacks(template, {"customImage": "img:old"}) == []
+    assert topology.template_lacks({}, {"customImage": "img:new"}) == [("/spec/template/spec/customImage", "img:new", None)]
+
+
+def test_overrides_lacking_reads_the_md_entry_by_its_deployment_name():
+    md = _md("md-1")
+    assert topology.overrides_lacking(_cluster(), md, "MachineDeployment", MD_REF,
+                                      {"workerImage": "kindest/node:v1.30.4-custom"}) == []
+    assert topology.overrides_lacking(_cluster(), md, "MachineDeployment", MD_REF, {"workerImage": "new"}) == \
+        [("workerImage", "new", "kindest/node:v1.30.4-custom")]
+    # md-0 has no overrides; an entry that is gone lacks every one
+    assert topology.overrides_lacking(_cluster(), _md("md-0"), "MachineDeployment", MD_REF, {"workerImage": "x"}) == \
+        [("workerImage", "x", None)]
+    assert topology.overrides_lacking(_cluster(), _md("md-9"), "MachineDeployment", MD_REF, {"workerImage": "x"}) == \
+        [("workerImage", "x", None)]
+
+
+def test_entry_field_is_the_managed_fields_path_of_the_entry():
+    assert topology.entry_field(_md("md-1"), "MachineDeployment") == \
+        ("spec", "topology", "workers", "machineDeployments", 'k:{"name":"md-1"}')
+    assert topology.entry_field(_kcp(), "KubeadmControlPlane") == ("spec", "topology", "controlPlane")
+
+
+def test_refresh_outcome_plans_the_override_or_says_why_not():
+    cluster = _cluster()
+    outcome, owner = topology.refresh_outcome(CLASS, cluster, _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:2"})
+    assert outcome["ok"] is True and owner["ref"] == "cluster/default/shop"
+    assert outcome["topology"]["held"] is False and outcome["topology"]["hold"] == {
+        "overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    assert "variable workerImage" in outcome["topology"]["why"]
+    held, none = topology.refresh_outcome(CLASS, cluster, _md("md-1"), MD_REF, "DockerMachineTemplate",
+                                          {"customImage": "kindest/node:v1.30.4-custom"})
+    assert none is None and held["topology"]["held"] is True and "holds workerImage=" in held["topology"]["change"]
+    unmapped, none = topology.refresh_outcome(CLASS, cluster, _md("md-0"), MD_REF, "DockerMachineTemplate", {"x": 1})
+    assert unmapped["ok"] is False and unmapped["topology"] is None and none is None
+    assert "/spec/template/spec/x" in unmapped["msg"] and "nothing was changed" not in unmapped["msg"]

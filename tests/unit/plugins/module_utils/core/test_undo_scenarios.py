@@ -534,3 +534,37 @@ def test_undo_of_a_refresh_after_a_hand_edit_stops_and_names_the_editor():
     md, sets = _hand_edit(md, sets, "infra-a", "kubectl-edit", 4)
     done = undo.plan_undo(md, _at(5), undo_rollout_id="hw-1", observed=Observed(machine_sets=sets, control_plane_version=CP))
     assert not done["changed"]
+
+
+# --- an MD a Cluster topology manages: its topology change reverted in the Cluster --------------------------------
+
+def test_topology_undo_reverts_the_recorded_override_in_the_cluster_and_records_it():
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_restart import TOPOLOGY, _topology_md
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS
+    md = _topology_md()
+    cluster = objs.cluster(topology=TOPOLOGY)
+    switch = restart.plan_topology_switch(md, objs.NOW, {"customImage": "img:2"}, CLASS, observed=Observed(cluster=cluster),
+                                          recording=Recording(rollout_id="hw-1"))
+    md, cluster = objs.apply_json_patch(md, switch["patch"]), objs.apply_json_patch(cluster, switch["owner"]["patch"])
+    plan = undo.plan_undo(md, objs.NOW, observed=Observed(cluster=cluster), recording=Recording(rollout_id="hw-1-undo"),
+                          undo_rollout_id="hw-1")
+    assert plan["changed"] is True and plan["owner"]["ref"] == f"cluster/{cluster['metadata']['namespace']}/c1"
+    reverted = objs.apply_json_patch(cluster, plan["owner"]["patch"])
+    assert not (reverted["spec"]["topology"]["workers"]["machineDeployments"][0].get("variables") or {}).get("overrides")
+    assert plan["hold"]["overrides"] == {"workerImage": None} and plan["hold"]["not_on"]
+    assert "reverted through" in plan["message"]
+    record = json.loads(objs.apply_json_patch(md, plan["patch"])["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert record[-1]["action"] == "rolled_back" and "no workerImage" in record[-1]["topology"]
+    # reverted already: nothing to do; changed by someone else since: left alone, naming who
+    assert undo.plan_undo(md, objs.NOW, observed=Observed(cluster=reverted), undo_rollout_id="hw-1")["changed"] is False
+    other = copy.deepcopy(cluster)
+    other["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"][0]["value"] = "img:3"
+    other["metadata"]["managedFields"] = [{"manager": "argocd", "time": "2099-01-01T00:00:00Z", "operation": "Apply",
+                                           "fieldsV1": {"f:spec": {"f:topology": {"f:workers": {"f:machineDeployments": {}}}}}}]
+    with pytest.raises(RolloutError) as err:
+        undo.plan_undo(md, objs.NOW, observed=Observed(cluster=other), undo_rollout_id="hw-1")
+    assert err.value.reason == "changed_since_rollout" and "changed by argocd at 2099-01-01T00:00:00Z" in err.value.msg
+    # positive control: without a Cluster topology the same MD is refused as topology-owned, as before
+    with pytest.raises(RolloutError) as err:
+        undo.plan_undo(md, objs.NOW, observed=Observed(cluster=objs.cluster()), undo_rollout_id="hw-1")
+    assert err.value.reason == "topology_owned"

@@ -86,3 +86,15 @@ def test_machines_are_counted_once_per_namespace_for_the_objects_given_a_switch_
     assert [entry.get("machines") for entry in resources] == [
         {"replaced": 1, "updated_in_place": 1}, {"replaced": 0, "updated_in_place": 1}, None]
     assert listed == [("Machine", "default")]
+
+
+def test_topology_holds_by_ref_and_a_template_name_besides_is_refused_naming_the_object():
+    hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    params = {"objects": [{"name": "md-0", "topology": hold, "infrastructure_ref": None},
+                          {"name": "md-1", "infrastructure_ref": {"name": "t"}, "topology": None}]}
+    assert waits._holds(params) == {"machinedeployment/default/md-0": hold}
+    params["objects"][1]["topology"] = hold
+    with pytest.raises(RolloutError) as err:
+        waits._holds(params)
+    assert err.value.reason == "invalid_input" and err.value.ref == "machinedeployment/default/md-1"
+    assert "both infrastructure_ref t and topology" in err.value.msg

@@ -87,6 +87,18 @@ def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:07Z"
 
 
+def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not_on_a_template_name():
+    a, b = obj("a"), obj("b")
+    hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
+    switches = {"results": [{"item": {"refs": [a["ref"], b["ref"]]}, "failed": False, "server_time": NOW,
+                             "objects": [{"ref": a["ref"], "changed": True, "hold": hold}, {"ref": b["ref"], "changed": True}]}]}
+    out = refresh_record.switched(by_ref(a, b), [a, b], switches, False, NOW)
+    assert out[a["ref"]]["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a", "topology": hold, "switched_at": NOW}
+    assert out[a["ref"]]["started"] == NOW
+    # positive control: the other object of the call is held to its template
+    assert out[b["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "b-new"}
+
+
 def test_only_what_the_switch_calls_switched_is_recorded_as_switched():
     a, b, c = obj("a"), obj("b"), obj("c")
     part_way = switch_call([a, b, c], stopped_at=b["ref"])
@@ -377,3 +389,16 @@ def test_a_failed_before_wave_hook_fails_the_wave_with_nothing_switched_or_undon
                       hook={"point": "before_wave", "file": "/srv/hooks/approve.yml"})
     assert out["status"]["failure_reason"].startswith("wave wave-1 failed: the before_wave hook /srv/hooks/approve.yml")
     assert out["undo"] == [] and out["objects"][a["ref"]]["result"] == "pending"
+
+
+def test_the_undo_wait_holds_an_md_undone_through_its_cluster_topology_to_that_change():
+    a, b = obj("a"), obj("b")
+    failure = {"undo": [{"kind": "MachineDeployment", "namespace": "default", "name": n} for n in ("a", "b")],
+               "undo_refs": [a["ref"], b["ref"]]}
+    hold = {"overrides": {"workerImage": None}, "template": {}, "not_on": "a-gen2"}
+    calls = {"results": [{"item": failure["undo"][0], "objects": [{"ref": a["ref"], "changed": True, "hold": hold}]},
+                         {"item": failure["undo"][1], "objects": [{"ref": b["ref"], "changed": True}]}]}
+    waits = refresh_record.undo_waits(failure, calls)
+    assert waits == [dict(failure["undo"][0], topology=hold), failure["undo"][1]]
+    # positive control: without the undo calls' holds, the objects as wave_failed names them
+    assert refresh_record.undo_waits(failure, {}) == failure["undo"]

@@ -121,16 +121,19 @@ def test_bad_variables_are_refused_by_the_first_play_before_any_management_clust
 
 
 def test_the_role_refuses_its_own_bad_settings_and_an_empty_image_before_anything_is_written(hw, tmp_path):
-    """The role's own check (a role variable given directly: a typo, a boolean the bool filter would take for false),
-    then an empty image (the current template has one) refused in the plan, in a real run: nothing written."""
+    """The role's own check (a role variable given directly: a typo, a boolean the bool filter would take for false, a
+    hook that names no file), then an empty image (the current template has one) refused in the plan, in a real run:
+    nothing written."""
     clusters = mgmts(hw)
     marks = {name: m.mark() for name, m in clusters.items()}
     run = run_playbook(hw.inventory, "hardware_refresh.yml",
                        dict(FAST, refresh_id="it-bad-role", template_overrides=overrides("bad"), clusters=["l4"],
-                            hardware_refresh_soak_second=5, hardware_refresh_canary="y"), tmp_path / "report", limit="hw-lab")
+                            hardware_refresh_soak_second=5, hardware_refresh_canary="y",
+                            hardware_refresh_after_wave="hooks/missing.yml"), tmp_path / "report", limit="hw-lab")
     assert run.rc != 0, run.explain()
     for expected in ("hardware_refresh_soak_second is not a setting of this role; did you mean hardware_refresh_soak_seconds?",
-                     "hardware_refresh_canary must be true or false (also yes/no, on/off, 1/0), got 'y'"):
+                     "hardware_refresh_canary must be true or false (also yes/no, on/off, 1/0), got 'y'",
+                     "hardware_refresh_after_wave: 'hooks/missing.yml' is no task file on the Ansible host"):
         assert expected in " ".join(run.stdout.split()), f"{expected!r} not in:\n{run.explain()}"
     empty = run_playbook(hw.inventory, "hardware_refresh.yml",
                          dict(FAST, refresh_id="it-bad-image", template_overrides={"customImage": ""}, clusters=["l4"]),

@@ -29,6 +29,7 @@ import re
 from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status
 from ansible_collections.capi.rollout.plugins.module_utils.core import versionskew
 
 MACHINE_DEPLOYMENT = "MachineDeployment"
@@ -461,14 +462,13 @@ def stop_after_plan(plan, cluster_blockers, window, refresh_id, on_blocked="skip
         which = " | ".join(f"{obj['ref']}: {'; '.join(obj['blockers'])}" for obj in blocked)
         return stopped("failed", f"preflight: {len(blocked)} object(s) blocked: {which}; nothing was changed",
                        "Fix the blockers (or narrow the selection), or set on_blocked=skip (hardware_refresh_on_blocked) to "
-                       f"refresh the other objects; then re-run with refresh_id {refresh_id}.")
+                       f"refresh the other objects; then {refresh_status.rerun(refresh_id)}.")
     if check_mode:
         return {"stop": False, "status": None, "notes": []}
     if not plan.get("waves"):
         return {"stop": True, "status": None, "notes": []}
     if window.get("state") == "closed":
-        return stopped("stopped_window", f"the maintenance window closed at {window.get('not_after')}; no wave was started",
-                       f"Re-run with refresh_id {refresh_id} in the next maintenance window.")
+        return {"stop": True, "status": refresh_status.window_closed(window.get("not_after"), refresh_id), "notes": []}
     if window.get("state") == "not_open_yet" and not wait_for_window:
         return stopped("skipped", f"the maintenance window opens at {window.get('not_before')}; no wave was started",
                        "Run it again once the window is open, or set hardware_refresh_wait_for_window.")

@@ -466,6 +466,19 @@ def is_reverted(obj):
     return bool(undo and undo["finished"] and undo["result"] in ("succeeded", None))
 
 
+def awx_stats(raw):
+    """What the hardware_refresh role publishes to AWX for one management cluster (artifact
+    ``hardware_refresh_results``; ``raw`` its report entry): its result, reason and next step, and its objects counted
+    as the report counts them (cluster_stats; ``undone`` is the reverted count, so a failed object that was switched
+    back counts as failed and undone)."""
+    cluster = _cluster(raw, 0, "apply")
+    stats = cluster_stats(cluster)
+    return {"result": cluster["result"], "failure_reason": _dict(raw).get("failure_reason"),
+            "next_step": _dict(raw).get("next_step"), "switched": stats["switched"], "unchanged": stats["unchanged"],
+            "failed": stats["failed"], "deleted": stats["deleted"], "undone": stats["reverted"],
+            "pending": stats["pending"] + stats["running"], "skipped": stats["skipped"]}
+
+
 def object_outcome(obj):
     """[(result, label)] for an object's result cell: one pair, and a second (undone) for a failed object
     that was switched back. ``result`` picks the icon or colour, ``label`` is the words."""

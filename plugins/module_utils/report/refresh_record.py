@@ -22,6 +22,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
+from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
 # fields of the plan's objects that only the role uses; the report leaves them out
@@ -171,24 +172,25 @@ def _phrase(reason, settings, failed_task):
     return phrases.get(reason, f"{failed_task} failed")
 
 
+def _continues(refresh_id, undone=True):
+    """How a refresh stopped by a failed wave goes on: the waves not started; what its undo switched back is not."""
+    text = f"A {statuses.rerun(refresh_id)} continues with the waves that were not started"
+    return text + ("; objects switched back by the undo need a new refresh_id." if undone else ".")
+
+
 def _next_step(reason, kind, refresh_id):
     if reason == "deleted":
-        text = ("Find out who deleted it (the Cluster being deleted?); a deleted object is not undone. A re-run with "
-                f"refresh_id {refresh_id} continues with the waves that were not started.")
+        text = f"Find out who deleted it (the Cluster being deleted?); a deleted object is not undone. {_continues(refresh_id, False)}"
     elif reason == "template_missing":
         text = ("Find out who deleted the template named above (the API server's audit log) and keep the templates of a "
-                f"refresh until it is done. A re-run with refresh_id {refresh_id} continues with the waves that were not "
-                "started; objects switched back by the undo need a new refresh_id.")
+                f"refresh until it is done. {_continues(refresh_id)}")
     elif reason in ROLLOUT_REASONS:
         text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
-                f"template overrides. A re-run with refresh_id {refresh_id} continues with the waves that were not started; "
-                "objects switched back by the undo need a new refresh_id.")
+                f"template overrides. {_continues(refresh_id)}")
     elif reason == "hook":
-        text = ("Look at what the hook found (its failed task and message above) and fix the cause, or the hook. A re-run with "
-                f"refresh_id {refresh_id} continues with the waves that were not started; objects switched back by the undo "
-                "need a new refresh_id.")
+        text = f"Look at what the hook found (its failed task and message above) and fix the cause, or the hook. {_continues(refresh_id)}"
     else:
-        text = f"Fix the cause named above, then re-run with refresh_id {refresh_id}."
+        text = f"Fix the cause named above, then {statuses.rerun(refresh_id)}."
     if kind == refresh.KUBEADM_CONTROL_PLANE:
         text += (" A control plane is never undone (kubeadm does not support going back): roll it forward onto a template "
                  "that works.")
@@ -326,8 +328,8 @@ def end_check(objects, wait, now, refresh_id):
         "result": "failed",
         "failure_reason": f"the check at the end of the run failed: {found or wait.get('msg', 'failed')}",
         "next_step": ("Find out why it changed (the field manager named above): where Git, Helm or the Cluster topology "
-                      "holds the template, change it there (docs/gitops.md). A re-run with refresh_id "
-                      f"{refresh_id} switches it again where field_owners allows it.")}}
+                      "holds the template, change it there (docs/gitops.md). A "
+                      f"{statuses.rerun(refresh_id)} switches it again where field_owners allows it.")}}
 
 
 def report_objects(objects, order):
@@ -354,7 +356,7 @@ def result(objects, order, status, mode, refresh_id, name, capi, lock, notes, wa
         "failure_reason": status.get("failure_reason") or (
             f"{len(skipped)} object(s) skipped: {', '.join(str(obj.get('name')) for obj in skipped)}" if skipped_note else None),
         "next_step": status.get("next_step") or (
-            f"Fix the blockers shown for the skipped objects, then re-run with refresh_id {refresh_id}." if skipped_note else None),
+            f"Fix the blockers shown for the skipped objects, then {statuses.rerun(refresh_id)}." if skipped_note else None),
         "started": started if apply else None,
         "finished": finished if apply else None,
         "lock": lock,

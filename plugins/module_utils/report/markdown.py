@@ -91,11 +91,10 @@ def _notes(obj):
             md(stuck["name"] or DASH), " on node %s" % md(stuck["node"]) if stuck["node"] else "",
             ": " + md(stuck["reason"]) if stuck["reason"] else ""))
     undo = obj["undo"]
-    if undo and undo["started"]:
-        if undo["result"] == "failed":
-            notes.append("**undo failed**: %s" % md(undo["failure_reason"] or "no reason recorded"))
-        else:
-            notes.append("undone%s in %s" % (" to " + md(obj["before"]["name"]) if obj["before"]["name"] else "",
+    if undo and undo["state"] == "failed":
+        notes.append("**undo failed**: %s" % md(undo["failure_reason"] or "no reason recorded"))
+    elif undo and undo["state"] in ("undone", "undoing"):
+        notes.append("undone%s in %s" % (" to " + md(obj["before"]["name"]) if obj["before"]["name"] else "",
                                              duration(seconds_between(undo["started"], undo["finished"]))))
     if obj["next_step"]:
         notes.append("next step: %s" % md(obj["next_step"]))
@@ -181,9 +180,9 @@ def _attention(report):
                     md(stuck["name"] or DASH), " (node %s)" % md(stuck["node"]) if stuck["node"] else " (no node yet)",
                     ": " + md(stuck["reason"]) if stuck["reason"] else ""))
             undo = obj["undo"]
-            if undo and undo["started"] and undo["result"] == "failed":
+            if undo and undo["state"] == "failed":
                 out.append("- **Undo failed:** %s" % md(undo["failure_reason"] or "no reason recorded"))
-            elif undo and undo["started"]:
+            elif undo and undo["state"] in ("undone", "undoing"):
                 out.append("- **Undone:** switched back to %s in %s%s" % (
                     md(obj["before"]["name"] or "the previous template"),
                     duration(seconds_between(undo["started"], undo["finished"])),

@@ -138,17 +138,31 @@ def _stuck(value):
     return out
 
 
+def undo_state(undo):
+    """The one rule of what an object's undo came to: ``failed``, ``undone`` (finished and succeeded, or finished
+    recording no result: the object is back on its template), ``undoing`` (started, not finished), or None (no undo)."""
+    if not undo:
+        return None
+    if undo["result"] == "failed":
+        return "failed"
+    if undo["finished"] and undo["result"] in ("succeeded", None):
+        return "undone"
+    return "undoing" if undo["started"] else None
+
+
 def _undo(value):
     if not isinstance(value, dict):
         return None
     reason, next_step = split_next_step(value.get("failure_reason"), value.get("next_step"))
-    return {
+    undo = {
         "started": as_time(value.get("started")),
         "finished": as_time(value.get("finished")),
         "result": _word(value.get("result")),
         "failure_reason": reason,
         "next_step": next_step,
     }
+    undo["state"] = undo_state(undo)
+    return undo
 
 
 def _machines(value):
@@ -462,8 +476,7 @@ def wave_label(cluster, index):
 
 def is_reverted(obj):
     """True when the object's undo finished and succeeded (or recorded no result): it is back on its template."""
-    undo = obj["undo"]
-    return bool(undo and undo["finished"] and undo["result"] in ("succeeded", None))
+    return bool(obj["undo"] and obj["undo"]["state"] == "undone")
 
 
 def awx_stats(raw):
@@ -511,7 +524,7 @@ def failed_objects(cluster):
     """The objects a management cluster's failure is told on: those that failed, were deleted or whose undo failed;
     without any, those switched back (all that is left of a failure the report does not show)."""
     objects = cluster["objects"]
-    failed = [o for o in objects if o["result"] in ("failed", "deleted") or (o["undo"] and o["undo"]["result"] == "failed")]
+    failed = [o for o in objects if o["result"] in ("failed", "deleted") or (o["undo"] and o["undo"]["state"] == "failed")]
     return failed or [o for o in objects if o["result"] == "undone"]
 
 
@@ -567,10 +580,10 @@ def attention(cluster):
         next_step = obj["next_step"] or (cluster["next_step"] if obj is carrier else None)
         also_undone = []
         undo = obj["undo"]
-        if undo and undo["started"] and undo["result"] == "failed":
+        if undo and undo["state"] == "failed":
             next_step = undo["next_step"] or next_step
-        elif undo and undo["started"]:
-            also_undone = [o for o in objects if o is not obj and o["undo"] and o["undo"]["started"]]
+        elif undo and undo["state"] in ("undone", "undoing"):
+            also_undone = [o for o in objects if o is not obj and o["undo"] and o["undo"]["state"] in ("undone", "undoing")]
         failures.append({"object": obj, "next_step": next_step, "also_undone": also_undone})
     return {"show_cluster": show_cluster, "failures": failures, "blocked": [o for o in objects if o["blockers"]]}
 
@@ -647,7 +660,7 @@ def summarize(report):
                     "reason": obj["failure_reason"],
                     "next_step": obj["next_step"] or cluster_next_step,
                 })
-            if obj["undo"] and obj["undo"]["result"] == "failed":
+            if obj["undo"] and obj["undo"]["state"] == "failed":
                 failures.append({
                     "management_cluster": cluster["name"],
                     "object": obj["ref"],

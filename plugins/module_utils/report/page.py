@@ -240,9 +240,9 @@ def _template_cell(obj):
 
 def _undo_note(obj):
     undo = obj["undo"]
-    if not undo or undo["started"] is None:
+    if not undo or undo["state"] is None:
         return ""
-    if undo["result"] == "failed":
+    if undo["state"] == "failed":
         return '<div class="note red"><b>Undo failed</b>: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
     target = obj["before"]["name"]
     took = duration(seconds_between(undo["started"], undo["finished"]))
@@ -428,9 +428,9 @@ def _failure_issue(cluster, failure):
                 ": " + h(s["reason"]) if s["reason"] else "")
             for s in obj["stuck_machines"])
     undo = obj["undo"]
-    if undo and undo["started"] and undo["result"] == "failed":
+    if undo and undo["state"] == "failed":
         body += '<div class="aside red">Undo failed: %s</div>' % h(undo["failure_reason"] or "no reason recorded")
-    elif undo and undo["started"]:
+    elif undo and undo["state"] in ("undone", "undoing"):
         body += '<div class="aside"><span class="orange">Undone</span>: switched back to <code>%s</code> in %s%s.</div>' % (
             h(obj["before"]["name"] or "the previous template"),
             h(duration(seconds_between(undo["started"], undo["finished"]))),

@@ -6,7 +6,9 @@ Per namespace, the MachineDeployments (narrowed by the label selectors) and the 
 described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets); the objects the
 refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
-read, planned, its create sent as a server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
+read, planned, its create sent as a server-side dry run; a MachineDeployment a Cluster topology manages gets its
+change planned in its Cluster instead (plan_topology, core.topology.refresh_outcome), the Cluster write sent as a
+server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
 in check mode does. The plan itself (actions, blockers, waves) is core.refresh.refresh_plan's. Nothing is ever
 written, in check mode or not.
 """

@@ -23,6 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
@@ -84,9 +85,15 @@ def plan_topology(run, targets, topology):
         if entry["ref"] not in topology:
             continue
         obj, cluster = topology[entry["ref"]]
+        try:
+            cclass = targets_client.cluster_class(run.api, cluster, classes)
+        except RolloutError as err:
+            if err.reason != "not_found":
+                raise
+            continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
         template_kind = ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind")
-        outcome, owner = topologies.refresh_outcome(targets_client.cluster_class(run.api, cluster, classes), cluster, obj,
-                                                    entry["ref"], template_kind, (entry.get("clone") or {}).get("overrides") or {})
+        outcome, owner = topologies.refresh_outcome(cclass, cluster, obj, entry["ref"], template_kind,
+                                                    (entry.get("clone") or {}).get("overrides") or {})
         if owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],

@@ -2,7 +2,8 @@
 (issue 26 §2): on CAPI v1.13+ the trigger is written in the Cluster topology (rollout.after), before v1.13 on the
 object itself (v1.14: the release after the one that brought rollout.after); new hardware by a per-MD variable override.
 A tiny fleet of its own per release (the topology controller runs only where a class is declared): one management
-cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment."""
+cluster, one topology Cluster "tr" with a 1-replica control plane and one 1-replica MachineDeployment, and a plain Cluster
+"plain" of the same size."""
 
 import json
 
@@ -32,7 +33,10 @@ def topology_fleet(capi_version):
             "workload_clusters": [{
                 "name": "tr", "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
                 "control_plane": {"replicas": 1},
-                "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]}],
+                "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]},
+                # a plain cluster beside it: a wave whose other object fails (the role's automatic undo)
+                {"name": "plain", "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}]}],
         }],
     }
 
@@ -325,3 +329,29 @@ def test_undo_reverts_the_topology_change_in_the_cluster_not_the_md(topo):
 def _override(topo):
     entry = [e for e in topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"] if e["name"] == "md-0"][0]
     return {o["name"]: o["value"] for o in (entry.get("variables") or {}).get("overrides") or []}.get("workerImage")
+
+
+def test_a_failed_wave_undoes_its_topology_md_through_the_cluster(topo, tmp_path):
+    """One wave with the topology MD and a plain MD whose new template never provisions: the wave fails on the plain MD
+    and the automatic undo switches both back - the topology MD by putting its override from before back in the
+    Cluster, its undo wait held to that change."""
+    from hardware_refresh_support import FAST, run_playbook
+    name = _md(topo)["metadata"]["name"]
+    before = _override(topo)
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-undo", template_overrides={"customImage": "kindest/node:v1.30.4-undo"},
+                            clusters=["tr", "plain"], canary=False, max_in_flight=2, stall_timeout=8,
+                            object_templates={"plain-md-0": {"annotations": {"sim.capi-rollout.dev/fail-provisioning": "true"}}}),
+                       tmp_path / "run")
+    assert run.rc != 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "failed", run.explain()
+    assert run.obj(topo.host, "plain-md-0")["result"] == "failed"
+    undone = run.obj(topo.host, name)
+    assert undone["wave"] == run.obj(topo.host, "plain-md-0")["wave"], undone
+    assert undone["undo"]["result"] == "succeeded", undone
+    # the Cluster holds the override from before again, and the MD is on a template with that image
+    assert _override(topo) == before
+    current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == (before or IMAGE)
+    last = json.loads(_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["rollout_id"] == "topo-undo-undo" and last["action"] == "rolled_back" and "topology" in last, last

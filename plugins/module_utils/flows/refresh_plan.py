@@ -8,7 +8,9 @@ MachineHealthChecks that cover each MachineDeployment (core.healthchecks: one LI
 some); the objects the
 refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
-read, planned, its create sent as a server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
+read, planned, its create sent as a server-side dry run; a MachineDeployment a Cluster topology manages gets its
+change planned in its Cluster instead (plan_topology, core.topology.refresh_outcome), the Cluster write sent as a
+server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
 in check mode does. The plan itself (actions, blockers, waves) is core.refresh.refresh_plan's. Nothing is ever
 written, in check mode or not.
 """
@@ -24,6 +26,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import healthche
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
@@ -97,9 +100,15 @@ def plan_topology(run, targets, topology):
         if entry["ref"] not in topology:
             continue
         obj, cluster = topology[entry["ref"]]
+        try:
+            cclass = targets_client.cluster_class(run.api, cluster, classes)
+        except RolloutError as err:
+            if err.reason != "not_found":
+                raise
+            continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
         template_kind = ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind")
-        outcome, owner = topologies.refresh_outcome(targets_client.cluster_class(run.api, cluster, classes), cluster, obj,
-                                                    entry["ref"], template_kind, (entry.get("clone") or {}).get("overrides") or {})
+        outcome, owner = topologies.refresh_outcome(cclass, cluster, obj, entry["ref"], template_kind,
+                                                    (entry.get("clone") or {}).get("overrides") or {})
         if owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],

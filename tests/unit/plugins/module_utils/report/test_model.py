@@ -256,3 +256,21 @@ def test_a_deleted_object_is_deleted_a_failure_of_its_wave_and_cluster_and_count
     assert [(f["object"], f["result"]) for f in summary["failures"]] == [
         ("MachineDeployment/team-a/edge-1-md-0", "undone"), ("MachineDeployment/team-a/edge-1-md-1", "deleted")]
     assert ("1 deleted", "red") in model.cluster_sentence_parts(cluster, "apply")
+
+
+@pytest.mark.parametrize("undo, state", [
+    (None, None),
+    ({"started": "2026-12-03T05:00:00Z", "finished": "2026-12-03T05:09:00Z", "result": "failed"}, "failed"),
+    ({"started": "2026-12-03T05:00:00Z", "result": "failed"}, "failed"),
+    ({"started": "2026-12-03T05:00:00Z", "finished": "2026-12-03T05:09:00Z", "result": "succeeded"}, "undone"),
+    ({"started": "2026-12-03T05:00:00Z", "finished": "2026-12-03T05:09:00Z"}, "undone"),
+    ({"started": "2026-12-03T05:00:00Z"}, "undoing"),
+    ({}, None),
+])
+def test_the_undo_state_is_decided_once_and_is_reverted_reads_it(undo, state):
+    raw = {"management_clusters": [{"name": "mc", "objects": [
+        dict({"kind": "MachineDeployment", "namespace": "ns", "name": "md", "action": "switch", "result": "failed",
+              "failure_reason": "stalled"}, **({"undo": undo} if undo is not None else {}))]}]}
+    (obj,) = model.normalize(raw)["management_clusters"][0]["objects"]
+    assert (obj["undo"] or {}).get("state") == state
+    assert model.is_reverted(obj) is (state == "undone")

@@ -179,7 +179,8 @@ options:
     type: float
 notes:
   - Needs C(list) on C(machinedeployments) / C(kubeadmcontrolplanes) and, when something is stuck, C(list) on
-    C(machines); with O(on_delete=replace) C(list) on C(machinesets) and C(delete) on C(machines); with O(lease) the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
+    C(machines); with O(on_delete=replace) C(list) on C(machinesets) and C(delete) on C(machines); with O(lease)
+    the permissions of M(capi.rollout.capi_rollout_lock). See C(docs/rbac.yml).
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.lease

@@ -7,6 +7,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_kubeadmcontrolplane import control_plane_status
 from ansible_collections.capi.rollout.plugins.module_utils.core.status_machinedeployment import (  # noqa: F401 pylint: disable=unused-import
     deployment_complete, machine_deployment_status,
@@ -40,7 +41,8 @@ def _condition_line(cond):
 def _machine_line(machine):
     name = machine.get("name")
     if machine.get("deleting"):
-        return f"Machine {name} is being deleted (phase {machine.get('phase')})"
+        # a hook, a drain or volumes holding it up, with what to do, when CAPI's Deleting condition says so
+        return f"Machine {name} is " + (drains.describe(machine) or f"being deleted (phase {machine.get('phase')})")
     if machine.get("ready") is False or machine.get("ready") is None:
         ready = conds.find(machine.get("conditions"), "Ready")
         detail = conds.first_lines(ready["message"]) if ready and ready.get("message") else f"phase {machine.get('phase')}"

@@ -13,6 +13,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -134,7 +135,7 @@ def replace_on_delete(run, objects, max_unavailable):
 def _machine_reason(machine):
     """Why a Machine view is not healthy, in one line (the most telling condition first)."""
     if machine.get("deleting"):
-        return f"being deleted (phase {machine.get('phase')})"
+        return drains.describe(machine) or f"being deleted (phase {machine.get('phase')})"
     wanted = ("InfrastructureReady", "BootstrapConfigReady", "BootstrapReady", "NodeReady", "NodeHealthy", "Ready",
               "Available")
     for cond_type in wanted:

@@ -138,25 +138,19 @@ class Background:
             self._out.flush()
         return self.log.read_text(encoding="utf-8")
 
-    def kill(self, workers=False):
-        """SIGKILL to ansible-playbook and the processes of its group: nothing gets to clean up. Its workers start
-        sessions of their own (ansible-core's WorkerProcess._detach, os.setsid): they, and the module calls they run,
-        go on (an action plugin such as capi_rollout_wait's keeps calling its module) unless ``workers``, which kills
-        the whole tree, frozen first (SIGSTOP, so that none forks meanwhile)."""
-        if workers:
-            frozen = []
-            for _round in range(2):  # a process forked while the first round ran is caught by the second
-                for pid in [self.proc.pid] + _descendants(self.proc.pid):
-                    if pid not in frozen:
-                        _signal(pid, signal.SIGSTOP)
-                        frozen.append(pid)
-            for pid in frozen:
-                _signal(pid, signal.SIGKILL)
-        else:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    def kill(self):
+        """SIGKILL to ansible-playbook and every process under it, as when its machine or container dies: nothing gets
+        to clean up. Its process group is not enough: its workers start sessions of their own (ansible-core's
+        WorkerProcess._detach, os.setsid), and they and the module calls they run would go on (an action plugin such as
+        capi_rollout_wait's keeps calling its module). The tree is frozen first (SIGSTOP) so that none forks meanwhile."""
+        frozen = []
+        for _round in range(2):  # a process forked while the first round ran is caught by the second
+            for pid in [self.proc.pid] + _descendants(self.proc.pid):
+                if pid not in frozen:
+                    _signal(pid, signal.SIGSTOP)
+                    frozen.append(pid)
+        for pid in frozen:
+            _signal(pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
         self._out.close()
 
@@ -245,8 +239,10 @@ class Mgmt:
         return [e["objectRef"].get("name") for e in events
                 if pattern.match(e["objectRef"].get("name") or "") and (e.get("responseStatus") or {}).get("code") == 201]
 
-    def switches(self, mark, kind_plural, name):
-        """PATCH requests of the rollout operator to one object (each template switch or undo is one)."""
+    def switches(self, mark, kind_plural, name, codes=(200,)):
+        """PATCH requests of the rollout operator to one object (each template switch or undo is one) answered with one
+        of ``codes`` (None: every one sent)."""
         events = [e for e in self.handle.audit_log(since=mark).writes(user="rollout-operator")
                   if e.get("verb") == "patch" and e.get("objectRef", {}).get("resource") == kind_plural]
-        return [e for e in events if e["objectRef"].get("name") == name and (e.get("responseStatus") or {}).get("code") == 200]
+        return [e for e in events if e["objectRef"].get("name") == name
+                and (codes is None or (e.get("responseStatus") or {}).get("code") in codes)]

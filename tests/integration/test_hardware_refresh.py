@@ -587,7 +587,7 @@ def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment
     try:
         wait_for("the canary waves to be switched", switched, 180)
     finally:
-        first.kill()  # mid-wave: the canaries are rolling out, the lock is held
+        first.kill()  # mid-wave: the canaries are rolling out, the lock is held; nothing of the run goes on
     assert "PLAY RECAP" not in first.output()
     assert all(clusters[h].lease_holder() for h in mds), "the killed run should have left its lock behind"
 
@@ -604,7 +604,10 @@ def test_interrupted_run_resumes_with_one_new_machine_set_per_machine_deployment
             # exactly one rollout per MachineDeployment over both runs
             assert clusters[host].revision(md) == before[(host, md)] + 1, md
             assert len(clusters[host].machine_set_creates(marks[host], md)) == 1, md
-            assert len(clusters[host].switches(marks[host], "machinedeployments", md)) == 1, md
+            # one switch that took: the killed run's, or the re-run's when the kill cut the first one off before it was
+            # stored (a PATCH cut off may be stored and audited as an error: then the re-run resumes and sends none)
+            assert len(clusters[host].switches(marks[host], "machinedeployments", md)) <= 1, md
+            assert clusters[host].switches(marks[host], "machinedeployments", md, codes=None), f"{md}: no switch sent"
             assert [e["rollout_id"] for e in clusters[host].history("MachineDeployment", md)].count("it-resume") == 1
         assert clusters[host].lease_holder() is None
 

@@ -79,7 +79,7 @@ def test_an_on_delete_pool_is_blocked_by_default_and_replaced_one_machine_at_a_t
     with Background(capi.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "first", limit=capi.host) as first:
         # killed once the first old Machine is deleted: the other one is still there, on the old template
         wait_for("the first old Machine to be deleted", lambda: deleting(old, machines(capi)), 180)
-        first.kill(workers=True)  # its wait would otherwise go on deleting
+        first.kill()  # its wait would otherwise go on deleting
     assert "PLAY RECAP" not in first.output()
     left = machines(capi)
     assert [name for name in old if name in left and not deleting([name], left)], "the killed run should have left an old Machine"

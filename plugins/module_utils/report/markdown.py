@@ -95,7 +95,7 @@ def _notes(obj):
         notes.append("**undo failed**: %s" % md(undo["failure_reason"] or "no reason recorded"))
     elif undo and undo["state"] in ("undone", "undoing"):
         notes.append("undone%s in %s" % (" to " + md(obj["before"]["name"]) if obj["before"]["name"] else "",
-                                             duration(seconds_between(undo["started"], undo["finished"]))))
+                                         duration(seconds_between(undo["started"], undo["finished"]))))
     if obj["next_step"]:
         notes.append("next step: %s" % md(obj["next_step"]))
     for blocker in obj["blockers"]:

@@ -85,8 +85,6 @@ def test_check_mode_plans():
     ({"strategy": "OnDelete"}, "strategy OnDelete"),
     ({"pending": True}, "a rollout is already scheduled for 2026-12-01T00:00:00Z"),
 ])
-
-
 def test_blockers(kwargs, text):
     obj = plan_one(entry("a-md-0", **kwargs))
     assert obj["action"] == "skip" and obj["result"] == "skipped"

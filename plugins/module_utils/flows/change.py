@@ -89,7 +89,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
                     plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for, clusters)
                 except (RolloutError, ApiError, TransportError) as err:
                     raise _stopped_part_way(err, planned, index, results, module.check_mode)
-            results.append(_result_entry(plan))
+            results.append(_result_entry(plan, verb.RESULT_KEYS))
             if plan.get("owner"):
                 diffs.append(plan["owner"]["diff"])
             if plan["changed"] and plan["patch"]:
@@ -147,11 +147,12 @@ def _changed(run, results):
     return bool(run.writes) or any(entry["changed"] for entry in results)
 
 
-def _result_entry(plan):
-    keep = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings",
-            "revision_before", "rollout_after", "history_revision", "from_revision", "to_revision", "target_source",
-            "target_machine_set", "target_template", "in_place", "not_restored", "hold")
-    entry = {key: plan.get(key) for key in keep if key in plan}
+# what every verb's result entry has (besides api_version, patch and owner, made below); a verb adds its RESULT_KEYS
+_RESULT_KEYS = ("ref", "kind", "name", "namespace", "action", "changed", "message", "patch_type", "changes", "warnings")
+
+
+def _result_entry(plan, verb_keys):
+    entry = {key: plan.get(key) for key in _RESULT_KEYS + tuple(verb_keys) if key in plan}
     entry["api_version"] = apiversion.api_version_string(plan["kind"], plan["api_version"])
     # exactly what is sent (_write)
     entry["patch"] = copy.deepcopy(plan["patch"]) if plan["changed"] else None

@@ -11,6 +11,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import record as
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 
 
+RESULT_KEYS = ()
+
+
 def refuse_early(params):
     """Nothing to refuse before reading: every refusal of a pause depends on the object."""
 

@@ -30,6 +30,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import re
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
 
 
+RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place", "hold")
+
+
 def refuse_early(params):
     """An object named twice in ``switches`` (which of its templates?); every other refusal of a restart depends
     on the object."""

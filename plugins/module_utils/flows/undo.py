@@ -29,6 +29,10 @@ from ansible_collections.capi.rollout.plugins.module_utils.core.errors import Ro
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 
 
+RESULT_KEYS = ("revision_before", "history_revision", "from_revision", "to_revision", "target_source", "target_machine_set",
+               "target_template", "not_restored", "hold")
+
+
 def refuse_early(params):
     """Fail before any request for kinds that have no undo (KubeadmControlPlane, anything but a
     MachineDeployment), with core.undo's message."""

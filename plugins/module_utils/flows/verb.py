@@ -5,7 +5,8 @@
 A verb is a module of this folder (flows/restart.py, flows/pause.py, flows/undo.py) with the three functions below;
 its decisions are in the core (core/<verb>.py, whose planner returns a ``core.plan.Plan``). The change flow calls
 them in this order, before its first write: ``refuse_early`` (no request made yet), ``planner`` once, the plan
-function it returns once per selected object, ``check_plans`` over every plan. A write that must be retried (a failed
+function it returns once per selected object, ``check_plans`` over every plan; its ``RESULT_KEYS`` say what its
+result entries carry besides every verb's. A write that must be retried (a failed
 ``test`` or a 409) calls the plan function again with the object read fresh. ``make typecheck`` checks that each
 verb module passed to run_change by its Ansible module has these functions.
 """
@@ -28,6 +29,11 @@ PlanFunction = Callable[[KubeObject], Plan]
 
 class Verb(Protocol):
     """What flows.change needs of a verb (a module satisfies it with module-level functions)."""
+
+    @property
+    def RESULT_KEYS(self) -> Tuple[str, ...]:  # noqa: N802 (a module constant in each verb)
+        """The keys of its plans that its result entries carry besides every verb's (flows.change._RESULT_KEYS): those
+        its module's RETURN documents under objects."""
 
     def refuse_early(self, params: Dict[str, Any]) -> None:
         """Raise a core.errors.RolloutError for what is wrong whatever the objects are; no request is made."""

@@ -122,29 +122,29 @@ def beside_owner_write(fields):
     return [field for field in fields if field[0] == "metadata" or tuple(field) == ("spec", "paused")]
 
 
-def relied_on(kind, version, verb):
-    """The fields a plan of ``verb`` (restart | undo | pause) relies on, beyond those it changes.
-
-    Every verb: whether the object is paused (MD spec.paused, the paused annotation); the fields a plan
-    changes are tested too (json_patch), so pause's last-rollout record when it writes one. Restart and
-    undo also: the records (last-rollout and history annotations: rollout_id idempotence, the next
-    revision), the template (MD spec.template.spec version, infrastructureRef, bootstrap, failureDomain; KCP
-    spec.version and its infrastructureRef) and the trigger (rolloutAfter / rollout.after)."""
+def paused_fields(kind):
+    """The fields that say whether the object is paused (MD spec.paused, the paused annotation): every plan relies on
+    them beyond the fields it changes (which json_patch tests too)."""
     field_paths = [("metadata", "annotations", keys.PAUSED_ANNOTATION)]
     if kind == apiversion.MACHINE_DEPLOYMENT:
         field_paths.append(("spec", "paused"))
-    if verb == "pause":
-        return field_paths
-    field_paths += [("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION),
-                    ("metadata", "annotations", keys.HISTORY_ANNOTATION)]
-    field_paths.append(paths.split_path(apiversion.spec_path(kind, version, "rollout_after")))
+    return field_paths
+
+
+def rollout_fields(kind, version):
+    """What a plan that changes the template or the trigger relies on besides paused_fields: the records (last-rollout
+    and history annotations: rollout_id idempotence, the next revision), the template (MD spec.template.spec version,
+    infrastructureRef, bootstrap, failureDomain; KCP spec.version and its infrastructureRef) and the trigger
+    (rolloutAfter / rollout.after)."""
+    field_paths = [("metadata", "annotations", keys.LAST_ROLLOUT_ANNOTATION),
+                   ("metadata", "annotations", keys.HISTORY_ANNOTATION),
+                   paths.split_path(apiversion.spec_path(kind, version, "rollout_after"))]
     if kind == apiversion.MACHINE_DEPLOYMENT:
-        template_fields = ("version", "infrastructureRef", "bootstrap", "failureDomain")
-        field_paths.extend(("spec", "template", "spec", field) for field in template_fields)
+        field_paths.extend(("spec", "template", "spec", field) for field in ("version", "infrastructureRef", "bootstrap", "failureDomain"))
     else:
         field_paths.append(("spec", "version"))
         field_paths.append(paths.split_path(apiversion.spec_path(kind, version, "infrastructure_ref")))
-    return field_paths
+    return paused_fields(kind) + field_paths
 
 
 # What kube-apiserver answers when a JSON patch does not apply (a failed test among them), at least up to 1.2x:

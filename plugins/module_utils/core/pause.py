@@ -68,4 +68,4 @@ def plan_pause(obj, paused=True, now=None, recording=None, observed=None):
         records.record_last_rollout(changes, obj, now, action, recording)
     message = f"{kind} {action} ({where})"
     return plans.new_plan(obj, kind, version, action, changes=changes, message=message,
-                          relied_on=patches.relied_on(kind, version, "pause"), warnings=warnings)
+                          relied_on=patches.paused_fields(kind), warnings=warnings)

@@ -317,7 +317,7 @@ def _through_topology(read, cluster, target_after, topology_rollout):
 
 def _relied_on(read, owner):
     """The fields the object's patch tests; with a topology write (``owner``) core.patch.beside_owner_write."""
-    fields = patches.relied_on(read.kind, read.version, "restart")
+    fields = patches.rollout_fields(read.kind, read.version)
     return fields if owner is None else patches.beside_owner_write(fields)
 
 

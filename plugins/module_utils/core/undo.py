@@ -406,7 +406,7 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
         extra["history_revision"] = entry["revision"]
     template = paths.get_path(md, apiversion.spec_path(kind, version, "infrastructure_ref"), {}) or {}
     plan = plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes, warnings=warnings,
-                          relied_on=patches.beside_owner_write(patches.relied_on(kind, version, "undo")),
+                          relied_on=patches.beside_owner_write(patches.rollout_fields(kind, version)),
                           message=f"the topology change of rollout {last.get('rollout_id')} reverted through "
                                   f"{owner['message']}: the topology controller generates the template and rolls this "
                                   "MachineDeployment", **extra)
@@ -487,4 +487,4 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,
                           message=f"spec.template restored from revision {target['revision']} ({origin})"
                                   + _not_restored_text(extra["not_restored"]),
-                          relied_on=patches.relied_on(kind, version, "undo"), warnings=warnings, **extra)
+                          relied_on=patches.rollout_fields(kind, version), warnings=warnings, **extra)

@@ -184,14 +184,15 @@ def test_pause_tests_only_the_paused_state_and_what_it_writes():
     assert _tests(recorded["patch"])["/metadata/annotations/rollout.capi-rollout.dev~1last"] is None
 
 
-def test_relied_on_per_verb():
-    restart_md = patches.relied_on("MachineDeployment", "v1beta1", "restart")
+def test_the_fields_plans_rely_on():
+    restart_md = patches.rollout_fields("MachineDeployment", "v1beta1")
     assert ("spec", "rolloutAfter") in restart_md and ("spec", "template", "spec", "infrastructureRef") in restart_md
     assert ("metadata", "annotations", HISTORY) in restart_md
-    restart_kcp = patches.relied_on("KubeadmControlPlane", "v1beta2", "restart")
+    restart_kcp = patches.rollout_fields("KubeadmControlPlane", "v1beta2")
     assert ("spec", "version") in restart_kcp and ("spec", "rollout", "after") in restart_kcp
     assert ("spec", "paused") not in restart_kcp
-    assert patches.relied_on("KubeadmControlPlane", "v1beta2", "pause") == [("metadata", "annotations", PAUSED)]
+    assert patches.paused_fields("KubeadmControlPlane") == [("metadata", "annotations", PAUSED)]
+    assert restart_md[:2] == patches.paused_fields("MachineDeployment")
 
 
 @pytest.mark.parametrize("status, body, expected", [

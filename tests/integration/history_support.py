@@ -86,6 +86,7 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
     assert not res.failed, res.get("msg")
     (entry,) = res["objects"]
     assert entry["to_revision"] == baseline
-    assert {field["path"] for field in entry["not_restored"]} == {"spec.template.metadata.labels.tier", drain_path, "spec.replicas"}
+    assert {field["path"] for field in entry["not_restored"]} == {
+        "spec.template.metadata.labels.tier", drain_path, "spec.replicas"}, (entry["not_restored"], _history(env, namespace, md))
     assert f"{drain_path} (alice at {times['alice']})" in entry["message"]
     return rows

@@ -105,10 +105,13 @@ def _failed_reason(result):
     return (failed[0] if failed else result or {}).get("reason")
 
 
-def switched(objects, wave_objects, switches, restart, now):
+def switched(objects, wave_objects, switches, restart, now, wave_started=None):
     """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) that the
     switch calls (``switches``: their registered loop result) switched was switched (their ``server_time``; ``now``
-    when they have none), to the target template made for it, and the template its wait holds it to."""
+    when they have none), to the target template made for it, and the template its wait holds it to. With
+    ``wave_started`` (the wave's start, before its switch calls), the wait counts the Machines made since then as
+    replaced and the older ones as updated in place (capi_rollout_wait ``switched_at``): a call's ``server_time`` is
+    when it ended, after Machines of its first objects may have been made."""
     cloned = {}
     for result in _clones(switches):
         cloned.setdefault(refresh.result_ref(result), result)
@@ -120,10 +123,10 @@ def switched(objects, wave_objects, switches, restart, now):
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
-        started = switched_at[obj["ref"]] or now
-        # the wait counts the Machines replaced and updated in place since the switch (capi_rollout_wait switched_at)
-        changes[obj["ref"]] = {"started": started, "after": {"infrastructure_ref": ref},
-                               "wait": {"infrastructure_ref": None if restart else dict(ref), "switched_at": started}}
+        wait = {"infrastructure_ref": None if restart else dict(ref)}
+        if wave_started:
+            wait["switched_at"] = wave_started
+        changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "after": {"infrastructure_ref": ref}, "wait": wait}
     return _apply(objects, changes)
 
 

@@ -83,8 +83,10 @@ def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
     # when: the call's own time (its patches), not the moment it is recorded
     assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
-    # the wait counts the Machines made since then
-    assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:07Z"
+    # the wait counts the Machines made since the wave started (before its switch calls), when told when that was
+    assert "switched_at" not in out[a["ref"]]["wait"]
+    out = refresh_record.switched(by_ref(a), [a], restarted, True, NOW, wave_started="2026-11-30T06:00:01Z")
+    assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:01Z"
 
 
 def test_only_what_the_switch_calls_switched_is_recorded_as_switched():

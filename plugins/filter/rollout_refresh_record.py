@@ -93,7 +93,10 @@ options:
     description: The registered result of the undo's M(capi.rollout.capi_rollout_wait) (V(undone)).
     type: dict
   started:
-    description: When the undo started (V(undone), V(undo_failed)).
+    description:
+      - When the undo started (V(undone), V(undo_failed)).
+      - V(switched), optional - when the wave started, before its switch calls; the wait then counts each object's
+        Machines made since as replaced and the older ones as updated in place (C(wait.switched_at)).
     type: str
   now:
     description: The API server's current time (P(capi.rollout.rollout_server_time#filter)) (V(switched), V(wave_failed), V(undo_failed), V(end_check)).
@@ -153,7 +156,7 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
     if missing:
         raise AnsibleFilterError(f"rollout_refresh_record: step {step} needs {', '.join(missing)}")
     if step == "switched":
-        return refresh_record.switched(objects, wave_objects, switches, bool(restart), now)
+        return refresh_record.switched(objects, wave_objects, switches, bool(restart), now, wave_started=started)
     if step == "rolled_out":
         return refresh_record.rolled_out(objects, resources)
     if step == "wave_failed":

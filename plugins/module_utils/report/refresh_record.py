@@ -113,10 +113,13 @@ def _failed_reason(result):
     return (failed[0] if failed else result or {}).get("reason")
 
 
-def switched(objects, wave_objects, switches, restart, now):
+def switched(objects, wave_objects, switches, restart, now, wave_started=None):
     """Record when each object of the wave (``wave_objects``, records; resumed ones are not switched again) that the
     switch calls (``switches``: their registered loop result) switched was switched (their ``server_time``; ``now``
-    when they have none), to the target template made for it, and the template its wait holds it to."""
+    when they have none), to the target template made for it, and the template its wait holds it to. With
+    ``wave_started`` (the wave's start, before its switch calls), the wait counts the Machines made since then as
+    replaced and the older ones as updated in place (capi_rollout_wait ``switched_at``): a call's ``server_time`` is
+    when it ended, after Machines of its first objects may have been made."""
     cloned = {}
     for result in _clones(switches):
         cloned.setdefault(refresh.result_ref(result), result)
@@ -126,17 +129,17 @@ def switched(objects, wave_objects, switches, restart, now):
     for obj in wave_objects:
         if obj.get("resume") or obj["ref"] not in switched_at:
             continue
-        # the wait counts the Machines replaced and updated in place since the switch (capi_rollout_wait switched_at)
-        started = switched_at[obj["ref"]] or now
+        # with the wave's start, the wait counts the Machines made since then as replaced (capi_rollout_wait switched_at)
+        counted = {"switched_at": wave_started} if wave_started else {}
         if obj["ref"] in holds:
             # switched through its Cluster topology: held to the change, the generated template's name comes later
-            changes[obj["ref"]] = {"started": started, "wait": {"topology": holds[obj["ref"]], "switched_at": started}}
+            changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "wait": dict({"topology": holds[obj["ref"]]}, **counted)}
             continue
         clone = cloned.get(obj["ref"], {})
         target = clone["infrastructure_ref"] if "infrastructure_ref" in clone else obj["after"]["infrastructure_ref"]
         ref = {"kind": target.get("kind"), "name": target.get("name")}
-        changes[obj["ref"]] = {"started": started, "after": {"infrastructure_ref": ref},
-                               "wait": {"infrastructure_ref": None if restart else dict(ref), "switched_at": started}}
+        changes[obj["ref"]] = {"started": switched_at[obj["ref"]] or now, "after": {"infrastructure_ref": ref},
+                               "wait": dict({"infrastructure_ref": None if restart else dict(ref)}, **counted)}
     out = _apply(objects, changes)
     for ref in holds.keys() & changes.keys():
         # capi_rollout_wait takes a topology change or a template, not both

@@ -83,8 +83,10 @@ def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
     # when: the call's own time (its patches), not the moment it is recorded
     assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
-    # the wait counts the Machines made since then
-    assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:07Z"
+    # the wait counts the Machines made since the wave started (before its switch calls), when told when that was
+    assert "switched_at" not in out[a["ref"]]["wait"]
+    out = refresh_record.switched(by_ref(a), [a], restarted, True, NOW, wave_started="2026-11-30T06:00:01Z")
+    assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:01Z"
 
 
 def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not_on_a_template_name():
@@ -93,7 +95,7 @@ def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not
     switches = {"results": [{"item": {"refs": [a["ref"], b["ref"]]}, "failed": False, "server_time": NOW,
                              "objects": [{"ref": a["ref"], "changed": True, "hold": hold}, {"ref": b["ref"], "changed": True}]}]}
     out = refresh_record.switched(by_ref(a, b), [a, b], switches, False, NOW)
-    assert out[a["ref"]]["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a", "topology": hold, "switched_at": NOW}
+    assert out[a["ref"]]["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a", "topology": hold}
     assert out[a["ref"]]["started"] == NOW
     # positive control: the other object of the call is held to its template
     assert out[b["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "b-new"}

@@ -29,7 +29,10 @@ def topology_fleet(capi_version):
                 "name": "quick-start", "control_plane_image": IMAGE,
                 "workers": [{"class": "default-worker", "image": IMAGE}],
                 "variables": [{"name": "workerImage", "default": IMAGE,
-                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}}]}],
+                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}},
+                              # the control plane's own: patched onto its machine infrastructure template only
+                              {"name": "controlPlaneImage", "default": IMAGE,
+                               "patch": {"path": "/spec/template/spec/customImage", "control_plane": True}}]}],
             "workload_clusters": [{
                 "name": "tr", "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
                 "control_plane": {"replicas": 1},
@@ -129,6 +132,50 @@ def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(to
     # a repeated rollout_id changes nothing
     again = topo.run("capi_rollout_restart", name=name, rollout_id="topo-1")
     assert not again.failed and again["changed"] is False
+
+
+def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
+    """Path (a) for a control plane: the class patches controlPlaneImage onto its machine infrastructure template only,
+    so a template override of customImage becomes a Cluster-level variable; the topology rotates the control plane's
+    template alone and rolls it; the wait holds it by values and is done on new Machines."""
+    kcp = _kcp(topo)
+    name = kcp["metadata"]["name"]
+    md_template = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    image = "kindest/node:v1.30.4-cp"
+    switch = [{"name": name, "template": {"overrides": {"customImage": image}}}]
+    mark = topo.mark()
+    checked = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw",
+                       check=True, diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert "spec.topology.variables" in json.dumps(checked["diff"]), checked["diff"]
+
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    assert machines_before
+    res = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["owner"]["ref"] == "cluster/default/tr" and "controlPlaneImage" in entry["message"], entry
+    assert entry["hold"] == {"overrides": {"controlPlaneImage": image}, "template": {"customImage": image}}
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    assert {"name": "controlPlaneImage", "value": image} in topo.get("Cluster", "tr")["spec"]["topology"]["variables"]
+    infra = _kcp_template(topo, _kcp(topo))
+    assert topo.get("DockerMachineTemplate", infra)["spec"]["template"]["spec"]["customImage"] == image
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
+    # the workers' template is not the control plane's variable's
+    assert _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"] == md_template
+    again = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _kcp_template(topo, kcp):
+    """The name of the KCP's infrastructure machine template, where each API version keeps it."""
+    template = kcp["spec"]["machineTemplate"]
+    return (template.get("spec") or template)["infrastructureRef"]["name"]
 
 
 def test_control_plane_restart_later_through_the_topology(topo):

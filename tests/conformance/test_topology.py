@@ -535,8 +535,8 @@ def test_topology_rollout_after_reaches_the_md_and_kcp_from_v1_13(topo_fleet, ve
 
 @pytest.mark.needs_controller
 def test_labels_only_topology_owned_cluster_is_left_alone(topo_fleet):
-    """fleet spec topology_owned (demo shop-prod / lab-dev): its ClusterClass does not exist, so the topology
-    controller writes nothing (upstream would report TopologyReconciled False; kept so the demo's result holds)."""
+    """fleet spec topology_owned (labels only): its ClusterClass does not exist, so the topology
+    controller writes nothing (upstream would report TopologyReconciled False)."""
     mgmt = _mgmt(topo_fleet, "v1.14")
     name = f"lbl{next(_SEQ)}"
     wc = dict(workload_spec(name), topology=None, topology_owned=True,

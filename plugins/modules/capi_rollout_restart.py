@@ -31,8 +31,8 @@ description:
     controller generates the new template and rolls that MachineDeployment alone. For a KubeadmControlPlane it sets
     the Cluster-level C(spec.topology.variables) value of a variable the class patches onto the control plane's
     machine template only (one also patched onto worker templates fails with RV(reason)=V(topology_shared_variable),
-    naming their worker classes). A field no variable maps fails with RV(reason)=V(topology_no_variable). The Cluster write is in RV(objects[].owner); the object's own patch
-    only records it (history entry C(topology)).
+    naming their worker classes). A field no variable maps fails with RV(reason)=V(topology_no_variable). The
+    Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
     recorded on the object (annotation C(rollout.capi-rollout.dev/last), outside C(spec.template)) and a later

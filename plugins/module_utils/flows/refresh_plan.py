@@ -93,8 +93,8 @@ def plan_clones(run, reads, targets):
 def plan_topology(run, targets, topology):
     """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
-    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), its Cluster write sent as a server-side dry run (the run's requests are dry runs).
-    One GET per ClusterClass."""
+    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), its Cluster write sent as a
+    server-side dry run (the run's requests are dry runs). One GET per ClusterClass."""
     classes, out, diffs = {}, {}, []
     for entry in targets:
         if entry["ref"] not in topology:

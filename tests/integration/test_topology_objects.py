@@ -178,6 +178,32 @@ def _kcp_template(topo, kcp):
     return (template.get("spec") or template)["infrastructureRef"]["name"]
 
 
+def test_the_hardware_refresh_role_refreshes_a_topology_control_plane_through_its_cluster(topo, tmp_path):
+    """playbooks/hardware_refresh.yml with control_plane=true, workers=false over Cluster tr: the plan names the Cluster
+    variable instead of a topology blocker; the control-plane wave writes the Cluster (no template of its own), its
+    wait holds the KCP to the generated template, and every control-plane Machine is new."""
+    from hardware_refresh_support import FAST, run_playbook
+    name = _kcp(topo)["metadata"]["name"]
+    image = "kindest/node:v1.30.4-cp-role"
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    mark = topo.mark()
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-cp-role", template_overrides={"customImage": image}, clusters=["tr"],
+                            canary=False, control_plane=True, workers=False), tmp_path / "run")
+    assert run.rc == 0, run.explain()
+    refreshed = run.obj(topo.host, name)
+    assert refreshed["result"] == "succeeded", refreshed
+    assert any("through its Cluster topology (Cluster variable)" in note and "controlPlaneImage" in note
+               for note in refreshed["notes"]), refreshed["notes"]
+    writes = {(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)}
+    assert ("patch", "clusters") in writes and ("create", "dockermachinetemplates") not in writes, writes
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"][
+        "customImage"] == image
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
+
+
 def test_control_plane_restart_later_through_the_topology(topo):
     kcp = _kcp(topo)
     when = topo.utc_in(3600)

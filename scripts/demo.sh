@@ -16,7 +16,8 @@ report_dir=${REPORT_DIR:-report/$refresh_id}
 case $report_dir in /*) ;; *) report_dir=$root/$report_dir ;; esac
 export ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$root/ansible.cfg}
 # Every worker and control plane of the fleet onto "new hardware" (a new node image), two objects per
-# wave after a canary, a short soak; blocked objects (ClusterClass-managed, paused, OnDelete) are
+# wave after a canary, a short soak; the ClusterClass clusters through their Cluster topology (their
+# classes patch the image variables onto customImage); blocked objects (paused, OnDelete) are
 # skipped and reported instead of stopping their management cluster.
 vars=${DEMO_VARS:-'{"template_overrides": {"customImage": "kindest/node:gen2"}, "control_plane": true,
   "max_in_flight": 2, "canary": true, "soak_seconds": 3, "poll_interval": 2, "stall_timeout": 120,

@@ -27,8 +27,9 @@ description:
   - A MachineDeployment a ClusterClass topology manages gets its new hardware through its Cluster instead when its
     ClusterClass patches a variable onto each overridden field for its worker class (C(docs/clusterclass.md), path
     (a)) - its ClusterClass read (one GET per class), the per-MD C(variables.overrides) write of the Cluster sent as a
-    server-side dry run; the object's notes name the path, the change and why. Otherwise it is blocked, as a control
-    plane of a topology Cluster is.
+    server-side dry run; the object's notes name the path, the change and why. A control plane of a topology Cluster
+    likewise through a Cluster-level C(spec.topology.variables) value of a variable its ClusterClass patches onto the
+    control plane's machine template only. Otherwise it is blocked.
   - "Never writes: the creates are always dry runs, in check mode or not (always C(changed=false)). Requests: per
     namespace one list per kind, the Clusters and the MachineSets; one list per template kind; one dry-run create
     per new template."

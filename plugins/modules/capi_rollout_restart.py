@@ -28,9 +28,11 @@ description:
     the object's own field before v1.13, where the topology has no such field and does not own the object's (the
     message says so). O(switches[].template) of such a MachineDeployment sets a per-MachineDeployment
     C(variables.overrides) entry of the variable its ClusterClass patches onto each overridden field; the topology
-    controller generates the new template and rolls that MachineDeployment alone. A field no variable maps fails
-    with RV(reason)=V(topology_no_variable). The Cluster write is in RV(objects[].owner); the object's own patch
-    only records it (history entry C(topology)).
+    controller generates the new template and rolls that MachineDeployment alone. For a KubeadmControlPlane it sets
+    the Cluster-level C(spec.topology.variables) value of a variable the class patches onto the control plane's
+    machine template only (one also patched onto worker templates fails with RV(reason)=V(topology_shared_variable),
+    naming their worker classes). A field no variable maps fails with RV(reason)=V(topology_no_variable). The
+    Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
     recorded on the object (annotation C(rollout.capi-rollout.dev/last), outside C(spec.template)) and a later
@@ -455,7 +457,7 @@ objects:
 reason:
   description:
     - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(topology_no_variable),
-      V(topology_entry_missing), V(template_not_found),
+      V(topology_shared_variable), V(topology_entry_missing), V(template_not_found),
       V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), and for O(switches[].template) V(clone_refused)
       (a template could not be made; nothing was written) or V(create_failed) (no object was switched).
   returned: on failure

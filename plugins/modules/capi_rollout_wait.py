@@ -89,7 +89,8 @@ options:
         type: dict
         suboptions:
           overrides:
-            description: The per-MD C(variables.overrides) entries (name to value; null for no entry) its topology entry must hold.
+            description: The per-MD C(variables.overrides) entries (name to value; null for no entry) its topology entry must hold;
+              for a KubeadmControlPlane the Cluster-level C(spec.topology.variables).
             type: dict
             required: true
           template:

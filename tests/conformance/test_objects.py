@@ -50,8 +50,17 @@ def test_v1beta1_machine_deployment_defaults():
     assert "infrastructureRef" not in cluster["spec"] and "topology" not in cluster["spec"]
 
 
+# labels only (topology_owned): what the demo's shop-prod was before it became a real topology cluster
+LABELS_ONLY = load_fleet({"management_clusters": [{"name": "mgmt-west", "capi_version": "v1.14", "workload_clusters": [{
+    "name": "shop-prod", "namespace": "shop", "kubernetes_version": "v1.31.1", "topology_owned": True,
+    "control_plane": {"replicas": 3},
+    "machine_deployments": [{"name": "md-0", "replicas": 3},
+                            {"name": "md-1", "replicas": 3,
+                             "strategy": {"type": "RollingUpdate", "max_surge": "34%", "max_unavailable": 0}}]}]}]})
+
+
 def test_v1beta2_topology_owned_cluster():
-    objects = workload_objects(_wc("mgmt-west", "shop-prod"), "v1beta2")
+    objects = workload_objects(LABELS_ONLY["management_clusters"][0]["workload_clusters"][0], "v1beta2")
     for obj in objects[1:]:
         assert obj["metadata"]["labels"]["topology.cluster.x-k8s.io/owned"] == ""
     md0, md1 = _by_kind(objects, "MachineDeployment")

@@ -226,6 +226,24 @@ def test_cluster_variable_applies_to_every_md_and_the_override_wins():
     assert images == {"md-0": "img:cluster", "md-1": "img:md-1"}
 
 
+def test_control_plane_selector_patches_only_the_control_plane_machine_template():
+    """json_patch_generator.go matchesSelector (v1.10.10 internal/controllers/topology/cluster/patches/inline, v1.14.0
+    core/reconcilers/topology/cluster/patches/inline): ``matchResources.controlPlane`` selects the control plane's
+    InfrastructureMachineTemplate (its holder field machineTemplate.infrastructureRef) and no worker template, so a
+    Cluster-level value of such a variable rotates the control plane's template alone."""
+    spec = cluster_class_spec()
+    spec["variables"].append({"name": "cpImage", "default": IMAGE, "path": "/spec/template/spec/customImage",
+                              "worker_classes": [], "control_plane": True})
+    first = _desired(cclass_spec=spec)
+    assert first.control_plane_infra["spec"]["template"]["spec"]["customImage"] == IMAGE
+    again = _desired(wc=workload_spec("c1", variables=[("cpImage", "img:cp")]), current=_current_of(first), seed=2,
+                     cclass_spec=spec)
+    assert m.uid(again.control_plane_infra) is None and m.name(again.control_plane_infra).startswith("c1-")  # rotated
+    assert again.control_plane_infra["spec"]["template"]["spec"]["customImage"] == "img:cp"
+    assert m.uid(again.machine_deployments["md-0"].infra) is not None  # the worker template did not change
+    assert again.machine_deployments["md-0"].infra["spec"]["template"]["spec"]["customImage"] == IMAGE
+
+
 def test_variable_without_a_value_fails_as_upstream():
     """v1.10.10 patches/inline/json_patch_generator.go calculateValue: a patch's variable must have a value."""
     clazz = cluster_class_spec()
@@ -517,8 +535,8 @@ def test_topology_rollout_after_reaches_the_md_and_kcp_from_v1_13(topo_fleet, ve
 
 @pytest.mark.needs_controller
 def test_labels_only_topology_owned_cluster_is_left_alone(topo_fleet):
-    """fleet spec topology_owned (demo shop-prod / lab-dev): its ClusterClass does not exist, so the topology
-    controller writes nothing (upstream would report TopologyReconciled False; kept so the demo's result holds)."""
+    """fleet spec topology_owned (labels only): its ClusterClass does not exist, so the topology
+    controller writes nothing (upstream would report TopologyReconciled False)."""
     mgmt = _mgmt(topo_fleet, "v1.14")
     name = f"lbl{next(_SEQ)}"
     wc = dict(workload_spec(name), topology=None, topology_owned=True,

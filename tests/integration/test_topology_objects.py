@@ -29,7 +29,10 @@ def topology_fleet(capi_version):
                 "name": "quick-start", "control_plane_image": IMAGE,
                 "workers": [{"class": "default-worker", "image": IMAGE}],
                 "variables": [{"name": "workerImage", "default": IMAGE,
-                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}}]}],
+                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}},
+                              # the control plane's own: patched onto its machine infrastructure template only
+                              {"name": "controlPlaneImage", "default": IMAGE,
+                               "patch": {"path": "/spec/template/spec/customImage", "control_plane": True}}]}],
             "workload_clusters": [{
                 "name": "tr", "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
                 "control_plane": {"replicas": 1},
@@ -129,6 +132,76 @@ def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(to
     # a repeated rollout_id changes nothing
     again = topo.run("capi_rollout_restart", name=name, rollout_id="topo-1")
     assert not again.failed and again["changed"] is False
+
+
+def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
+    """Path (a) for a control plane: the class patches controlPlaneImage onto its machine infrastructure template only,
+    so a template override of customImage becomes a Cluster-level variable; the topology rotates the control plane's
+    template alone and rolls it; the wait holds it by values and is done on new Machines."""
+    kcp = _kcp(topo)
+    name = kcp["metadata"]["name"]
+    md_template = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    image = "kindest/node:v1.30.4-cp"
+    switch = [{"name": name, "template": {"overrides": {"customImage": image}}}]
+    mark = topo.mark()
+    checked = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw",
+                       check=True, diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert "spec.topology.variables" in json.dumps(checked["diff"]), checked["diff"]
+
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    assert machines_before
+    res = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["owner"]["ref"] == "cluster/default/tr" and "controlPlaneImage" in entry["message"], entry
+    assert entry["hold"] == {"overrides": {"controlPlaneImage": image}, "template": {"customImage": image}}
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    assert {"name": "controlPlaneImage", "value": image} in topo.get("Cluster", "tr")["spec"]["topology"]["variables"]
+    infra = _kcp_template(topo, _kcp(topo))
+    assert topo.get("DockerMachineTemplate", infra)["spec"]["template"]["spec"]["customImage"] == image
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
+    # the workers' template is not the control plane's variable's
+    assert _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"] == md_template
+    again = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _kcp_template(topo, kcp):
+    """The name of the KCP's infrastructure machine template, where each API version keeps it."""
+    template = kcp["spec"]["machineTemplate"]
+    return (template.get("spec") or template)["infrastructureRef"]["name"]
+
+
+def test_the_hardware_refresh_role_refreshes_a_topology_control_plane_through_its_cluster(topo, tmp_path):
+    """playbooks/hardware_refresh.yml with control_plane=true, workers=false over Cluster tr: the plan names the Cluster
+    variable instead of a topology blocker; the control-plane wave writes the Cluster (no template of its own), its
+    wait holds the KCP to the generated template, and every control-plane Machine is new."""
+    from hardware_refresh_support import FAST, run_playbook
+    name = _kcp(topo)["metadata"]["name"]
+    image = "kindest/node:v1.30.4-cp-role"
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    mark = topo.mark()
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-cp-role", template_overrides={"customImage": image}, clusters=["tr"],
+                            canary=False, control_plane=True, workers=False), tmp_path / "run")
+    assert run.rc == 0, run.explain()
+    refreshed = run.obj(topo.host, name)
+    assert refreshed["result"] == "succeeded", refreshed
+    assert any("through its Cluster topology (Cluster variable)" in note and "controlPlaneImage" in note
+               for note in refreshed["notes"]), refreshed["notes"]
+    writes = {(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)}
+    assert ("patch", "clusters") in writes and ("create", "dockermachinetemplates") not in writes, writes
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"][
+        "customImage"] == image
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
 
 
 def test_control_plane_restart_later_through_the_topology(topo):

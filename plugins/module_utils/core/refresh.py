@@ -281,7 +281,7 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False, on_dele
     for reason in entry.get("paused_reasons") or ([] if not entry.get("paused") else ["paused"]):
         blockers.append(f"paused: {reason}")
     if entry.get("topology_owned") and not restart and "topology" not in clone:
-        # no Cluster topology path was planned for it (a control plane, or the label without a Cluster topology)
+        # no Cluster topology path was planned for it (the label without a Cluster topology, or no such ClusterClass)
         blockers.append("managed by a Cluster topology (ClusterClass): change the template in the Cluster topology or "
                         "ClusterClass instead")
     elif not clone.get("ok"):

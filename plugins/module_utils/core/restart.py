@@ -456,8 +456,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     guards.refuse_paused(read.obj, read.kind, read.ref, observed.cluster)
     template_kind = apiversion.normalize_ref(
         paths.get_path(obj, apiversion.spec_path(read.kind, read.version, "infrastructure_ref"), {}) or {}).get("kind")
-    values, why = topologies.variables_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides)
-    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values)
+    values, why = topologies.variables_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides, kind=read.kind)
+    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind)
     if owner is None:
         return unchanged(f"the Cluster topology already holds {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
@@ -468,12 +468,12 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
             recording, api_version=read.version, last_details={"topology": owner["message"]},
             # what undo puts back (core.undo.plan_topology_undo): the overrides before, None for none
             entry_details={"topology": owner["message"], "topology_after": values,
-                           "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name)
-                                               for name in values}})
+                           "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name,
+                                                                            kind=read.kind) for name in values}})
         extra["history_revision"] = entry["revision"]
     plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
                           message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
-                                  "the new template and rolls this MachineDeployment",
+                                  f"the new template and rolls this {read.kind}",
                           relied_on=_relied_on(read, owner), **extra)
     # what a wait holds it to: the generated template's name is not known yet, its values are
     plan.update(owner=owner, changed=True, action=RESTARTED, hold={"overrides": values, "template": overrides})

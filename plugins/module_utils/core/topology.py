@@ -88,15 +88,26 @@ def _operations(cluster, entry_keys, entry, name, changes):
 def _owner_change(cluster, obj, kind, ref, changes, what):
     """The owner write of a plan: {ref, kind, name, namespace, api_version, patch, changes, diff, message}."""
     entry_keys, entry, name = _entry(cluster, obj, kind, ref)
-    shown = ChangeSet()
     base = TOPOLOGY_POINTER + (("controlPlane",) if name is None else ("workers", f"machineDeployments[{name}]"))
+    return _cluster_write(cluster, base, changes, what, patch=_operations(cluster, entry_keys, entry, name, changes))
+
+
+def _cluster_write(cluster, shown_base, changes, what, patch=None, doc=None):
+    """The owner write of ``changes`` (relative to ``doc`` at ``shown_base``, unless the caller made the ``patch``):
+    {ref, kind, name, namespace, api_version, patch, changes, diff, message}."""
+    shown = ChangeSet()
     for path_keys, before, after in changes.items():
-        shown.record(base + tuple(path_keys), before, after)
+        shown.record(shown_base + tuple(path_keys), before, after)
+    if patch is None:
+        items = [(path_keys, after) for path_keys, _before, after in changes.items()]
+        patch = patches.guard_operations(doc, [path_keys for path_keys, _after in items]) + \
+            patches.change_operations(doc, items)
+        for op in patch:
+            op["path"] = paths.json_pointer(shown_base) + op["path"]
     meta = cluster.get("metadata") or {}
     return {"ref": cluster_ref(cluster), "kind": apiversion.CLUSTER, "name": meta.get("name"),
             "namespace": meta.get("namespace"), "api_version": cluster.get("apiVersion"),
-            "patch": _operations(cluster, entry_keys, entry, name, changes), "changes": shown.changes(),
-            "diff": shown.diff(header=cluster_ref(cluster)), "message": what}
+            "patch": patch, "changes": shown.changes(), "diff": shown.diff(header=cluster_ref(cluster)), "message": what}
 
 
 def plan_rollout_after(cluster, obj, kind, ref, value):
@@ -112,22 +123,38 @@ def plan_rollout_after(cluster, obj, kind, ref, value):
 
 # --- path (a): a per-MD override of the variable the class patches onto the template field --------------------------
 
+def _patching(cclass, variable=None):
+    """(definition selector, JSON patch op) of every inline patch of the class that takes its value from a variable
+    (``variable`` only, when given)."""
+    for patch in paths.get_path(cclass, "spec.patches", []) or []:
+        for definition in patch.get("definitions") or []:
+            for op in definition.get("jsonPatches") or []:
+                name = paths.get_path(op, "valueFrom.variable")
+                if op.get("op") in ("add", "replace") and name and variable in (None, name):
+                    yield definition.get("selector") or {}, op
+
+
 def mapping_variable(cclass, worker_class, template_kind, field_pointer):
     """The variable the ClusterClass patches (inline ``jsonPatches`` with ``valueFrom.variable``) onto ``field_pointer``
     (RFC 6901 in the template, e.g. /spec/template/spec/customImage) of the ``template_kind`` template of
-    ``worker_class``, or None (then only a class switch or a new class changes it). Selection as upstream's
-    json_patch_generator.go matchesSelector: kind and machineDeploymentClass names."""
-    for patch in paths.get_path(cclass, "spec.patches", []) or []:
-        for definition in patch.get("definitions") or []:
-            selector = definition.get("selector") or {}
-            names = paths.get_path(selector, "matchResources.machineDeploymentClass.names", []) or []
-            if selector.get("kind") != template_kind or worker_class not in names:
-                continue
-            for op in definition.get("jsonPatches") or []:
-                variable = paths.get_path(op, "valueFrom.variable")
-                if op.get("op") in ("add", "replace") and op.get("path") == field_pointer and variable:
-                    return variable
+    ``worker_class`` (None: of the control plane's machine infrastructure), or None (then only a class switch or a new
+    class changes it). Selection as upstream's json_patch_generator.go matchesSelector (v1.10.10
+    internal/controllers/topology/cluster/patches/inline, v1.14.0 core/reconcilers/topology/cluster/patches/inline):
+    kind, then ``matchResources.controlPlane`` or the machineDeploymentClass names."""
+    for selector, op in _patching(cclass):
+        match = selector.get("matchResources") or {}
+        chosen = match.get("controlPlane") if worker_class is None else \
+            worker_class in (paths.get_path(match, "machineDeploymentClass.names", []) or [])
+        if selector.get("kind") == template_kind and chosen and op.get("path") == field_pointer:
+            return paths.get_path(op, "valueFrom.variable")
     return None
+
+
+def worker_classes_patched(cclass, variable):
+    """The worker classes whose templates a patch of ``variable`` selects (sorted): a Cluster-level value of it rolls
+    their MachineDeployments too."""
+    return sorted({name for selector, _op in _patching(cclass, variable)
+                   for name in paths.get_path(selector, "matchResources.machineDeploymentClass.names", []) or []})
 
 
 def worker_class_of(cluster, obj, ref):
@@ -136,10 +163,20 @@ def worker_class_of(cluster, obj, ref):
     return entry.get("class")
 
 
-def override_of(cluster, obj, ref, variable):
-    """The value of the MD's ``variables.overrides`` entry ``variable``, or None."""
-    _keys, entry, _name = _entry(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref)
-    for item in paths.get_path(entry, "variables.overrides", []) or []:
+def _variables(cluster, obj, kind, ref):
+    """(path keys of the object's variable list relative to its node, that node, its list): the MD's
+    ``variables.overrides``; for a control plane, which has no overrides in CAPI, the Cluster-level
+    ``spec.topology.variables`` (path (a) for control planes: only a variable no worker template is patched with)."""
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        topology = paths.get_path(cluster, "spec.topology", {}) or {}
+        return ("variables",), topology, topology.get("variables")
+    _keys, entry, _name = _entry(cluster, obj, kind, ref)
+    return ("variables", "overrides"), entry, paths.get_path(entry, "variables.overrides")
+
+
+def override_of(cluster, obj, ref, variable, kind=apiversion.MACHINE_DEPLOYMENT):
+    """The value of the object's variable ``variable`` (core.topology._variables), or None."""
+    for item in _variables(cluster, obj, kind, ref)[2] or []:
         if item.get("name") == variable:
             return item.get("value")
     return None
@@ -151,24 +188,26 @@ def plan_override(cluster, obj, ref, variable, value):
     return plan_overrides(cluster, obj, ref, {variable: value})
 
 
-def plan_overrides(cluster, obj, ref, values):
-    """The owner write that sets the MD's ``variables.overrides`` entries of ``values`` (name -> value; None removes
-    the entry), or None when they already are so. The overrides list is replaced whole, its current value tested."""
-    _keys, entry, _name = _entry(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref)
-    current = paths.get_path(entry, "variables.overrides")
+def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT):
+    """The owner write that sets the object's variables of ``values`` (name -> value; None removes the entry): the
+    MD's ``variables.overrides``, a control plane's Cluster-level ``spec.topology.variables``; None when they already
+    are so. The list is replaced whole, its current value tested."""
+    relative, node, current = _variables(cluster, obj, kind, ref)
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
     changes = ChangeSet()
-    variables = entry.get("variables") or {}
-    if not wanted and current and set(variables) == {"overrides"}:
+    variables = node.get("variables") or {}
+    if kind != apiversion.KUBEADM_CONTROL_PLANE and not wanted and current and set(variables) == {"overrides"}:
         # v1beta2 refuses an empty ``variables`` (minProperties 1): the last override goes with it
         changes.record(("variables",), variables, None)
-    elif not changes.record(("variables", "overrides"), current, wanted or None):
+    elif not changes.record(relative, current, wanted or None):
         return None
     said = ", ".join(f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items()))
-    where = display_path(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, "variables.overrides")
-    return _owner_change(cluster, obj, apiversion.MACHINE_DEPLOYMENT, ref, changes,
-                         f"{cluster_ref(cluster)} {where}: {said}")
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        return _cluster_write(cluster, TOPOLOGY_POINTER, changes, f"{cluster_ref(cluster)} spec.topology.variables: {said}",
+                              doc=node)
+    where = display_path(cluster, obj, kind, ref, "variables.overrides")
+    return _owner_change(cluster, obj, kind, ref, changes, f"{cluster_ref(cluster)} {where}: {said}")
 
 
 def _leaves(overrides, prefix=""):
@@ -181,12 +220,18 @@ def _leaves(overrides, prefix=""):
             yield "/spec/template/spec" + pointer, value
 
 
-def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
-    """Path (a) for new hardware of a topology MD: {variable: value} that makes the topology generate a template
+def variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
+    """Path (a) for new hardware of a topology object: {variable: value} that makes the topology generate a template
     with ``overrides`` (fields of spec.template.spec of its ``template_kind``), one class variable per field, and why
-    (text for the plan). RolloutError (reason topology_no_variable) naming the fields no variable of the class maps
-    for the MD's worker class: those need another worker class or ClusterClass (docs/clusterclass.md)."""
-    worker = worker_class_of(cluster, obj, ref)
+    (text for the plan). For an MD a variable patched onto its worker class's template (a per-MD override); for a
+    control plane a variable patched onto its machine infrastructure template (a Cluster-level value) and onto no
+    worker template, which it would roll too. RolloutError naming the fields no variable maps (reason
+    topology_no_variable: those need another worker class or ClusterClass, docs/clusterclass.md) or the worker
+    classes a control-plane variable also patches (reason topology_shared_variable)."""
+    control_plane = kind == apiversion.KUBEADM_CONTROL_PLANE
+    worker = None if control_plane else worker_class_of(cluster, obj, ref)
+    whose = "the control plane's machine infrastructure" if control_plane else f"worker class {worker}"
+    name = paths.get_path(cclass, "metadata.name")
     values, unmapped, why = {}, [], []
     for pointer, value in _leaves(overrides):
         variable = mapping_variable(cclass, worker, template_kind, pointer)
@@ -194,33 +239,47 @@ def variables_for(cclass, cluster, obj, ref, template_kind, overrides):
             unmapped.append(pointer)
             continue
         values[variable] = value
-        why.append(f"ClusterClass {paths.get_path(cclass, 'metadata.name')} patches variable {variable} onto "
-                   f"{template_kind} {pointer} of worker class {worker}")
+        why.append(f"ClusterClass {name} patches variable {variable} onto {template_kind} {pointer} of {whose}")
     if unmapped:
         raise RolloutError(
-            f"no variable of ClusterClass {paths.get_path(cclass, 'metadata.name')} is patched onto {', '.join(unmapped)} "
-            f"of the {template_kind} of worker class {worker}: a per-MD variable override cannot change it; nothing "
-            "was changed", ref=ref, reason="topology_no_variable",
+            f"no variable of ClusterClass {name} is patched onto {', '.join(unmapped)} of the {template_kind} of "
+            f"{whose}: a {'Cluster-level variable' if control_plane else 'per-MD variable override'} cannot change "
+            "it; nothing was changed", ref=ref, reason="topology_no_variable",
             hint="add a variable with a JSON patch onto that field to the ClusterClass, or switch the MD to a worker "
-                 "class whose template has the new values (docs/clusterclass.md)")
+                 "class whose template has the new values (docs/clusterclass.md)" if not control_plane else
+                 "add a variable the ClusterClass patches onto that field of the control plane's machine "
+                 "infrastructure template only (selector matchResources.controlPlane), or rebase the Cluster onto a "
+                 "ClusterClass with the new values (docs/clusterclass.md)")
+    shared = {variable: worker_classes_patched(cclass, variable) for variable in values} if control_plane else {}
+    shared = {variable: classes for variable, classes in shared.items() if classes}
+    if shared:
+        shown = "; ".join(f"{variable} onto the templates of worker classes {', '.join(classes)}"
+                          for variable, classes in sorted(shared.items()))
+        raise RolloutError(
+            f"ClusterClass {name} also patches {shown}: a Cluster-level value would roll those MachineDeployments "
+            "with the control plane; nothing was changed", ref=ref, reason="topology_shared_variable",
+            hint="give the ClusterClass a variable patched onto the control plane's machine infrastructure template "
+                 "only (selector matchResources.controlPlane, no machineDeploymentClass), or rebase the Cluster onto a "
+                 "ClusterClass with the new values (docs/clusterclass.md)")
     return values, "; ".join(why)
 
 
-def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides):
-    """The plan of new hardware for a topology MD in a refresh plan (core.refresh.plan): (outcome, the Cluster write or
-    None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change, held (the
-    Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None when no
-    path covers it (``msg`` says why and what to do)."""
+def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
+    """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
+    write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
+    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None
+    when no path covers it (``msg`` says why and what to do)."""
     try:
-        values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides)
+        values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind)
     except RolloutError as err:
         return {"ok": False, "msg": f"{err.msg.split('; nothing was')[0]} ({err.hint})", "infrastructure_ref": None,
                 "topology": None}, None
-    owner = plan_overrides(cluster, obj, ref, values)
+    owner = plan_overrides(cluster, obj, ref, values, kind=kind)
     said = ", ".join(f"{name}={value}" for name, value in sorted(values.items()))
     change = owner["message"] if owner else f"{cluster_ref(cluster)} holds {said} already"
+    path = "Cluster variable" if kind == apiversion.KUBEADM_CONTROL_PLANE else "variable override"
     return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
-        "path": "variable override", "why": why, "change": change, "held": owner is None,
+        "path": path, "why": why, "change": change, "held": owner is None,
         "hold": {"overrides": values, "template": copy.deepcopy(overrides)}}}, owner
 
 
@@ -243,21 +302,22 @@ def template_lacks(template, values):
 
 
 def overrides_lacking(cluster, obj, kind, ref, overrides):
-    """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's topology entry in ``cluster``
-    does not hold (someone reverted the change); every one when the entry is gone."""
+    """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's variables in ``cluster``
+    (core.topology._variables) do not hold (someone reverted the change); every one when its entry is gone."""
     try:
-        _keys, entry, _name = _entry(cluster, obj, kind, ref)
+        held_list = _variables(cluster, obj, kind, ref)[2]
     except RolloutError:
-        entry = {}
-    held = {item.get("name"): item.get("value") for item in paths.get_path(entry, "variables.overrides", []) or []}
+        held_list = []
+    held = {item.get("name"): item.get("value") for item in held_list or []}
     return [(variable, value, held.get(variable)) for variable, value in sorted((overrides or {}).items())
             if held.get(variable) != value]
 
 
 def entry_field(obj, kind):
-    """The managedFields path (core.owners.covers) of the object's topology entry in its Cluster: who last wrote it."""
+    """The managedFields path (core.owners.covers) of what holds the object's topology change in its Cluster (its
+    variables, core.topology._variables): who last wrote it."""
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        return TOPOLOGY_POINTER + ("controlPlane",)
+        return TOPOLOGY_POINTER + ("variables",)
     name = (paths.get_path(obj, "metadata.labels", {}) or {}).get(keys.TOPOLOGY_DEPLOYMENT_NAME_LABEL)
     key = json.dumps({"name": name}, separators=(",", ":"))
     return TOPOLOGY_POINTER + ("workers", "machineDeployments", f"k:{key}")

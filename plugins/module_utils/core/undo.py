@@ -393,7 +393,7 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
             f"its Cluster topology was changed by {who} after rollout {last.get('rollout_id')} wrote it ({shown}); the "
             "undo leaves it there instead of fighting that change", ref=ref, reason="changed_since_rollout",
             hint="find out why it was changed; change the Cluster topology by hand to move it anyway")
-    owner = topologies.plan_overrides(cluster, md, ref, before)
+    owner = topologies.plan_overrides(cluster, md, ref, before, kind=kind)
     changes = ChangeSet()
     target_revision = first.get("revision") - 1 if isinstance(first.get("revision"), int) and first["revision"] > 1 else None
     extra.update(from_revision=extra["revision_before"], to_revision=target_revision, target_revision=target_revision,

@@ -36,7 +36,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run,
 def _read(run, reads, kind, namespace, label_selectors, topology=None):
     """The info entries of every ``kind`` object of ``namespace`` matching ``label_selectors``; a complete list
     (no selectors) also answers the clones' reads of those objects (``reads``). ``topology`` ({ref: (object, its
-    Cluster)}) gets the MachineDeployments a Cluster topology manages."""
+    Cluster)}) gets the objects a Cluster topology manages."""
     selected = run.select_kind(kind, namespace, label_selectors)
     objects = selected.objects
     if not label_selectors:
@@ -46,7 +46,7 @@ def _read(run, reads, kind, namespace, label_selectors, topology=None):
         run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
     machine_sets = run.machine_sets(selected) if objects else []
     clusters = run.clusters(selected)
-    if topology is not None and kind == apiversion.MACHINE_DEPLOYMENT:
+    if topology is not None:
         for obj in objects:
             cluster = clusters.get(views.cluster_name_of(obj))
             if topologies.manages(obj, cluster):
@@ -73,7 +73,7 @@ def read_namespaces(run, reads, namespaces, label_selectors, topology=None):
     machine_deployments, control_planes = [], []
     for namespace in namespaces:
         machine_deployments.extend(_read(run, reads, apiversion.MACHINE_DEPLOYMENT, namespace, label_selectors, topology))
-        control_planes.extend(_read(run, reads, apiversion.KUBEADM_CONTROL_PLANE, namespace, None))
+        control_planes.extend(_read(run, reads, apiversion.KUBEADM_CONTROL_PLANE, namespace, None, topology))
     return machine_deployments, control_planes
 
 
@@ -92,9 +92,9 @@ def plan_clones(run, reads, targets):
 
 def plan_topology(run, targets, topology):
     """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
-    topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override (path
-    (a) of docs/clusterclass.md), its Cluster write sent as a server-side dry run (the run's requests are dry runs).
-    One GET per ClusterClass."""
+    topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
+    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), its Cluster write sent as a
+    server-side dry run (the run's requests are dry runs). One GET per ClusterClass."""
     classes, out, diffs = {}, {}, []
     for entry in targets:
         if entry["ref"] not in topology:
@@ -108,7 +108,7 @@ def plan_topology(run, targets, topology):
             continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
         template_kind = ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind")
         outcome, owner = topologies.refresh_outcome(cclass, cluster, obj, entry["ref"], template_kind,
-                                                    (entry.get("clone") or {}).get("overrides") or {})
+                                                    (entry.get("clone") or {}).get("overrides") or {}, kind=entry["kind"])
         if owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],

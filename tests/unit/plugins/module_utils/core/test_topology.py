@@ -178,7 +178,8 @@ def test_overrides_lacking_reads_the_md_entry_by_its_deployment_name():
 def test_entry_field_is_the_managed_fields_path_of_the_entry():
     assert topology.entry_field(_md("md-1"), "MachineDeployment") == \
         ("spec", "topology", "workers", "machineDeployments", 'k:{"name":"md-1"}')
-    assert topology.entry_field(_kcp(), "KubeadmControlPlane") == ("spec", "topology", "controlPlane")
+    # a control plane's topology change is a Cluster-level variable
+    assert topology.entry_field(_kcp(), "KubeadmControlPlane") == ("spec", "topology", "variables")
 
 
 def test_refresh_outcome_plans_the_override_or_says_why_not():
@@ -195,3 +196,87 @@ def test_refresh_outcome_plans_the_override_or_says_why_not():
     unmapped, none = topology.refresh_outcome(CLASS, cluster, _md("md-0"), MD_REF, "DockerMachineTemplate", {"x": 1})
     assert unmapped["ok"] is False and unmapped["topology"] is None and none is None
     assert "/spec/template/spec/x" in unmapped["msg"] and "nothing was changed" not in unmapped["msg"]
+
+
+# --- path (a) for a control plane: a Cluster-level variable patched onto its machine infrastructure template only ---
+
+def _cp_class(worker_classes=()):
+    """A class patching controlPlaneImage onto the control plane's DockerMachineTemplate (and onto the templates of
+    ``worker_classes`` too, when given), beside the worker patch of CLASS."""
+    match = {"controlPlane": True}
+    if worker_classes:
+        match["machineDeploymentClass"] = {"names": list(worker_classes)}
+    cclass = copy.deepcopy(CLASS)
+    cclass["metadata"] = {"name": "quick-start"}
+    cclass["spec"]["patches"].append({"name": "cp-image", "definitions": [{
+        "selector": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate",
+                     "matchResources": match},
+        "jsonPatches": [{"op": "replace", "path": "/spec/template/spec/customImage",
+                         "valueFrom": {"variable": "controlPlaneImage"}}]}]})
+    return cclass
+
+
+def test_control_plane_variable_is_the_one_selected_by_match_resources_control_plane():
+    assert topology.mapping_variable(_cp_class(), None, "DockerMachineTemplate", "/spec/template/spec/customImage") == \
+        "controlPlaneImage"
+    # the worker patch selects no control plane
+    assert topology.mapping_variable(CLASS, None, "DockerMachineTemplate", "/spec/template/spec/customImage") is None
+    assert topology.worker_classes_patched(_cp_class(), "controlPlaneImage") == []
+    assert topology.worker_classes_patched(_cp_class(["b", "a"]), "controlPlaneImage") == ["a", "b"]
+
+
+def test_control_plane_new_hardware_sets_the_cluster_variable_and_undoes_by_removing_it():
+    cluster = _cluster()
+    cluster["spec"]["topology"]["variables"] = [{"name": "other", "value": 1}]
+    values, why = topology.variables_for(_cp_class(), cluster, _kcp(), KCP_REF, "DockerMachineTemplate",
+                                         {"customImage": "img:new"}, kind="KubeadmControlPlane")
+    assert values == {"controlPlaneImage": "img:new"}
+    assert "control plane's machine infrastructure" in why
+    owner = topology.plan_overrides(cluster, _kcp(), KCP_REF, values, kind="KubeadmControlPlane")
+    assert owner["message"] == "cluster/default/shop spec.topology.variables: controlPlaneImage=img:new"
+    assert owner["patch"] == [
+        {"op": "test", "path": "/spec/topology/variables", "value": [{"name": "other", "value": 1}]},
+        {"op": "replace", "path": "/spec/topology/variables",
+         "value": [{"name": "other", "value": 1}, {"name": "controlPlaneImage", "value": "img:new"}]}]
+    # the MD overrides stay untouched; the change is held where the wait and undo look
+    applied = copy.deepcopy(cluster)
+    applied["spec"]["topology"]["variables"] = owner["patch"][1]["value"]
+    assert topology.overrides_lacking(applied, _kcp(), "KubeadmControlPlane", KCP_REF, values) == []
+    assert topology.overrides_lacking(cluster, _kcp(), "KubeadmControlPlane", KCP_REF, values) == \
+        [("controlPlaneImage", "img:new", None)]
+    assert topology.override_of(applied, _kcp(), KCP_REF, "controlPlaneImage", kind="KubeadmControlPlane") == "img:new"
+    back = topology.plan_overrides(applied, _kcp(), KCP_REF, {"controlPlaneImage": None}, kind="KubeadmControlPlane")
+    assert back["patch"][-1] == {"op": "replace", "path": "/spec/topology/variables",
+                                 "value": [{"name": "other", "value": 1}]}
+    assert topology.plan_overrides(applied, _kcp(), KCP_REF, values, kind="KubeadmControlPlane") is None
+
+
+def test_control_plane_first_cluster_variable_adds_the_list():
+    owner = topology.plan_overrides(_cluster(), _kcp(), KCP_REF, {"controlPlaneImage": "img:new"},
+                                    kind="KubeadmControlPlane")
+    assert owner["patch"] == [
+        {"op": "test", "path": "/spec/topology/variables", "value": None},
+        {"op": "add", "path": "/spec/topology/variables", "value": [{"name": "controlPlaneImage", "value": "img:new"}]}]
+
+
+def test_control_plane_variable_also_patched_onto_workers_is_refused_naming_them():
+    with pytest.raises(RolloutError) as err:
+        topology.variables_for(_cp_class(["default-worker"]), _cluster(), _kcp(), KCP_REF, "DockerMachineTemplate",
+                               {"customImage": "img:new"}, kind="KubeadmControlPlane")
+    assert err.value.reason == "topology_shared_variable"
+    assert "controlPlaneImage onto the templates of worker classes default-worker" in err.value.msg
+    assert "matchResources.controlPlane" in err.value.hint
+    # no control-plane patch at all: no variable
+    outcome, owner = topology.refresh_outcome(CLASS, _cluster(), _kcp(), KCP_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:new"}, kind="KubeadmControlPlane")
+    assert owner is None and not outcome["ok"]
+    assert "of the control plane's machine infrastructure" in outcome["msg"]
+
+
+def test_control_plane_refresh_outcome_holds_the_cluster_variable():
+    outcome, owner = topology.refresh_outcome(_cp_class(), _cluster(), _kcp(), KCP_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:new"}, kind="KubeadmControlPlane")
+    assert outcome["ok"] and outcome["topology"]["path"] == "Cluster variable"
+    assert outcome["topology"]["hold"] == {"overrides": {"controlPlaneImage": "img:new"},
+                                           "template": {"customImage": "img:new"}}
+    assert owner["ref"] == "cluster/default/shop"

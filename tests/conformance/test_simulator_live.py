@@ -369,6 +369,47 @@ def test_machine_deletion_takes_time_and_counts_in_replicas(mgmt):
     assert wl.machine_sets()[0]["status"]["replicas"] == 1 and len(wl.items("Machine")) == 1
 
 
+def _v1beta1_condition(obj, ctype):
+    status = obj.get("status") or {}
+    found = status.get("conditions") if not obj["apiVersion"].endswith("/v1beta2") else \
+        ((status.get("deprecated") or {}).get("v1beta1") or {}).get("conditions")
+    return next((c for c in found or [] if c["type"] == ctype), None)
+
+
+def test_pdb_blocks_the_drain_until_the_node_drain_timeout_set_in_place(mgmt):
+    """A PodDisruptionBudget blocks the drain of a deleted Machine's Node (Deleting DrainingNode with drain.go's
+    message naming the Pod and the budget; v1beta1 DrainingSucceeded False Draining) while no node drain timeout is
+    set; a timeout set on the MD reaches the Machine in place (MD -> MS -> Machine, syncMachines) and, once
+    exceeded, the drain is skipped and the Machine goes (v1.14.0 core/reconcilers/machine/machine_controller.go
+    nodeDrainTimeoutExceeded; v1.10.10 internal/controllers/machine/machine_controller.go)."""
+    wl = Workload(mgmt, machine_deployments=[{"name": "md", "replicas": 2, "drain": {"blocked_by_pdb": True}}])
+    wl.wait_complete()
+    wl.patch("MachineDeployment", {"spec": {"replicas": 1}})
+
+    def blocked():
+        found = [x for x in wl.items("Machine") if x["metadata"].get("deletionTimestamp")
+                 and (condition(x, "Deleting") or {}).get("reason") == "DrainingNode"]
+        return found and found[0]
+    victim = wait_for("a Machine whose drain a PodDisruptionBudget blocks", blocked, 20)
+    node = victim["status"]["nodeRef"]["name"]
+    message = condition(victim, "Deleting")["message"]
+    assert message.startswith("Drain not completed yet (started at ")
+    assert f"* Pod default/web-{node}: cannot evict pod as it would violate the pod's disruption budget. " \
+           "The disruption budget web needs 1 healthy pods and has 1 currently" in message
+    assert _v1beta1_condition(victim, "DrainingSucceeded")["reason"] == "Draining"
+    assert victim["status"]["deletion"]["nodeDrainStartTime"]
+    assert not wl.complete()
+    timeout = {"deletion": {"nodeDrainTimeoutSeconds": 1}} if wl.v1beta2 else {"nodeDrainTimeout": "1s"}
+    wl.set_md_template(**timeout)
+    name = victim["metadata"]["name"]
+    wait_for("the drain timed out and the Machine gone",
+             lambda: name not in {x["metadata"]["name"] for x in wl.items("Machine")}, 30)
+    (survivor,) = wl.items("Machine")
+    field = survivor["spec"]["deletion"]["nodeDrainTimeoutSeconds"] if wl.v1beta2 else survivor["spec"]["nodeDrainTimeout"]
+    assert field in (1, "1s")
+    wl.wait_complete()
+
+
 def _settled(md):
     status = md.get("status") or {}
     return status.get("availableReplicas") == 1 and status.get("observedGeneration") == md["metadata"]["generation"]

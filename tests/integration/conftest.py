@@ -181,16 +181,17 @@ class CapiEnv:
         self.admin.create(self.path("DockerMachineTemplate", namespace), new)
         return new["metadata"]["name"]
 
-    def add_workload(self, name, namespace, version, mds, control_plane=False):
+    def add_workload(self, name, namespace, version, mds, control_plane=False, drain=None):
         """Create the objects of workload cluster ``name`` (Cluster, KubeadmControlPlane when ``control_plane``,
-        one 1-replica MachineDeployment per name in ``mds``) in ``namespace`` as admin; objects that exist already
-        (the Cluster, the namespace) are left as they are. For tests that need objects of their own."""
+        one 1-replica MachineDeployment per name in ``mds``, their drains as fleet-spec ``drain`` says) in
+        ``namespace`` as admin; objects that exist already (the Cluster, the namespace) are left as they are. For
+        tests that need objects of their own."""
         from capisim.fleetspec import load_fleet
         from capisim.kubeapi import ApiError
         from capisim.objects import collection_path, workload_objects
 
         wc = {"name": name, "namespace": namespace, "kubernetes_version": version,
-              "machine_deployments": [{"name": md, "replicas": 1} for md in mds]}
+              "machine_deployments": [{"name": md, "replicas": 1, **({"drain": drain} if drain else {})} for md in mds]}
         if control_plane:
             wc["control_plane"] = {"replicas": 1}
         spec = load_fleet({"defaults": {"provision_seconds": 1}, "management_clusters": [

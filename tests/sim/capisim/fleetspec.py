@@ -70,6 +70,10 @@ default filled in. Schema (also in tests/fleets/README.md)::
                   max_unavailable: 0       # integer >= 0 or "N%"; not both 0
                 failure_domain: null       # optional string
                 provision_seconds: 1       # optional, overrides the workload cluster's value
+                drain:                     # optional: what the drain of its deleted Machines' Nodes meets
+                  blocked_by_pdb: false    # a PodDisruptionBudget refuses the eviction until the Machine's node
+                                           # drain timeout expires (forever when unset or 0)
+                  seconds: 0               # the evicted Pods take this long to go
                 gitops:                    # optional: the MD is applied from "Git" by a reconciler (capisim/gitops.py)
                   reconciler: flux         # flux (server-side apply as kustomize-controller, forced, every interval)
                                            # | argo (tracking annotation, client-side apply as argocd-controller)
@@ -234,7 +238,7 @@ def _topology_md(chk, md, path, cluster, cclass):
 def _machine_deployment(chk, md, path, cluster, cclass=None):
     if cluster["topology"] is not None:
         return _topology_md(chk, md, path, cluster, cclass)
-    keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template", "gitops"]
+    keys = ["replicas", "strategy", "failure_domain", "provision_seconds", "template", "gitops", "drain"]
     if chk.mapping(md, path, ["name"], keys) is None:
         return None
     # The object name <cluster>-<md> must stay a valid label value (cluster.x-k8s.io/deployment-name).
@@ -257,7 +261,16 @@ def _machine_deployment(chk, md, path, cluster, cclass=None):
         "provision_seconds": provision,
         "image": template.get("image") or f"kindest/node:{cluster['kubernetes_version']}",
         "gitops": _gitops(chk, md.get("gitops"), f"{path}.gitops"),
+        "drain": _drain(chk, md.get("drain"), f"{path}.drain"),
     }
+
+
+def _drain(chk, value, path):
+    value = {} if value is None else value
+    if chk.mapping(value, path, [], ["blocked_by_pdb", "seconds"]) is None:
+        return None
+    return {"blocked_by_pdb": chk.boolean(value.get("blocked_by_pdb", False), f"{path}.blocked_by_pdb"),
+            "seconds": chk.integer(value.get("seconds", 0), f"{path}.seconds")}
 
 
 def _gitops(chk, value, path):

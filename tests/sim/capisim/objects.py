@@ -24,6 +24,8 @@ TOPOLOGY_OWNED = "topology.cluster.x-k8s.io/owned"
 TOPOLOGY_DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
 PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
 DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
+DRAIN_SECONDS = "sim.capi-rollout.dev/drain-seconds"
+DRAIN_BLOCKED_BY_PDB = "sim.capi-rollout.dev/drain-blocked-by-pdb"
 
 CORE, CONTROLPLANE = "cluster.x-k8s.io", "controlplane.cluster.x-k8s.io"
 BOOTSTRAP, INFRA = "bootstrap.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"
@@ -113,9 +115,14 @@ class _Builder:
                 "metadata": self.meta(f"{base_name}-{_short_hash(spec)}", annotations=annotations),
                 "spec": {"template": {"spec": spec}}}
 
-    def machine_template(self, base_name, image, provision_seconds):
-        return self.template("DockerMachineTemplate", INFRA, base_name, {"customImage": image},
-                             {PROVISION_SECONDS: str(provision_seconds)})
+    def machine_template(self, base_name, image, provision_seconds, drain=None):
+        """A DockerMachineTemplate; ``drain`` (fleet spec) says what its Machines' drains meet (controller/drainplan)."""
+        annotations = {PROVISION_SECONDS: str(provision_seconds)}
+        if drain and drain["blocked_by_pdb"]:
+            annotations[DRAIN_BLOCKED_BY_PDB] = "true"
+        if drain and drain["seconds"]:
+            annotations[DRAIN_SECONDS] = str(drain["seconds"])
+        return self.template("DockerMachineTemplate", INFRA, base_name, {"customImage": image}, annotations)
 
     def cluster(self, kcp):
         wc = self.wc
@@ -187,7 +194,7 @@ class _Builder:
         """[KubeadmConfigTemplate, DockerMachineTemplate, MachineDeployment]"""
         name = f"{self.name}-{md['name']}"
         kct = self.template("KubeadmConfigTemplate", BOOTSTRAP, name, {"format": "cloud-config"})
-        dmt = self.machine_template(name, md["image"], md["provision_seconds"])
+        dmt = self.machine_template(name, md["image"], md["provision_seconds"], md.get("drain"))
         selector = {CLUSTER_NAME: self.name, DEPLOYMENT_NAME: name}
         if self.wc["topology_owned"]:
             selector.update({TOPOLOGY_OWNED: "", TOPOLOGY_DEPLOYMENT_NAME: md["name"]})

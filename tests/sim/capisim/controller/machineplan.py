@@ -134,6 +134,25 @@ def deletion_seconds(template, cluster):
     return _seconds(m.SIM_DELETION_SECONDS, 0.0, template, cluster)
 
 
+def drain_seconds(template):
+    """How long the drain of a deleted Machine's Node takes (drainplan): template annotation, else 0."""
+    return _seconds(m.SIM_DRAIN_SECONDS, 0.0, template, None)
+
+
+def drain_blocked_by_pdb(template):
+    """A PodDisruptionBudget blocks the drain of the Nodes of Machines cloned from ``template`` (drainplan)."""
+    return m.annotations(template or {}).get(m.SIM_DRAIN_BLOCKED_BY_PDB, "").lower() == "true"
+
+
+def deletion_timeouts(ms):
+    """The node drain / volume detach / deletion timeouts of the MachineSet's Machine template, as {field: value}
+    of the Machine spec (v1beta2: the ``deletion`` struct; v1beta1: three top-level fields)."""
+    tspec = m.dig(ms, "spec", "template", "spec", default={})
+    if m.is_v1beta2(ms):
+        return {"deletion": tspec.get("deletion")}
+    return {key: tspec.get(key) for key in ("nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout")}
+
+
 def kubelet_version(template):
     """The kubelet version a Machine's Node reports: the template's annotation, else None (spec.version)."""
     return m.annotations(template or {}).get(m.SIM_KUBELET_VERSION) or None

@@ -174,24 +174,18 @@ def _set_in_place_fields(md, ms):
     ms_spec = template.setdefault("spec", {})
     if m.is_v1beta2(md):
         fields = ("minReadySeconds", "readinessGates", "deletion", "taints")
-        _copy_or_drop(m.dig(md, "spec", "deletion", "order"), spec.setdefault("deletion", {}), "order")
+        m.copy_or_drop(m.dig(md, "spec", "deletion", "order"), spec.setdefault("deletion", {}), "order")
         if not spec["deletion"]:
             del spec["deletion"]
-        _copy_or_drop(m.dig(md, "spec", "machineNaming"), spec, "machineNaming")
+        m.copy_or_drop(m.dig(md, "spec", "machineNaming"), spec, "machineNaming")
     else:
         fields = ("readinessGates", "nodeDrainTimeout", "nodeDeletionTimeout", "nodeVolumeDetachTimeout")
-        _copy_or_drop(m.dig(md, "spec", "minReadySeconds"), spec, "minReadySeconds")
-        _copy_or_drop(m.md_deletion_order(md), spec, "deletePolicy")
-        _copy_or_drop(m.dig(md, "spec", "machineNamingStrategy"), spec, "machineNamingStrategy")
+        m.copy_or_drop(m.dig(md, "spec", "minReadySeconds"), spec, "minReadySeconds")
+        m.copy_or_drop(m.md_deletion_order(md), spec, "deletePolicy")
+        m.copy_or_drop(m.dig(md, "spec", "machineNamingStrategy"), spec, "machineNamingStrategy")
     for field in fields:
-        _copy_or_drop(md_spec.get(field), ms_spec, field)
+        m.copy_or_drop(md_spec.get(field), ms_spec, field)
 
-
-def _copy_or_drop(value, target, key):
-    if value is None:
-        target.pop(key, None)
-    else:
-        target[key] = copy.deepcopy(value)
 
 
 def new_machine_set(md, now, rng):

@@ -43,6 +43,10 @@ MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
 
 SIM_PROVISION_SECONDS = "sim.capi-rollout.dev/provision-seconds"
 SIM_DELETION_SECONDS = "sim.capi-rollout.dev/deletion-seconds"
+# The drain of a deleted Machine's Node (controller/drainplan.py): how long it takes, and whether a
+# PodDisruptionBudget blocks it (until the Machine's node drain timeout).
+SIM_DRAIN_SECONDS = "sim.capi-rollout.dev/drain-seconds"
+SIM_DRAIN_BLOCKED_BY_PDB = "sim.capi-rollout.dev/drain-blocked-by-pdb"
 SIM_KUBELET_VERSION = "sim.capi-rollout.dev/kubelet-version"
 SIM_CERTIFICATES_VALID_DAYS = "sim.capi-rollout.dev/certificates-valid-days"
 # The digest of the KCP's kubeadmConfigSpec a control plane Machine was created with (it stands for the
@@ -140,6 +144,14 @@ def dig(obj, *path, default=None):
             return default
         obj = obj[key]
     return obj
+
+
+def copy_or_drop(value, target, key):
+    """target[key] = a copy of value, or no such key when value is None."""
+    if value is None:
+        target.pop(key, None)
+    else:
+        target[key] = copy.deepcopy(value)
 
 
 def controller_ref(obj):

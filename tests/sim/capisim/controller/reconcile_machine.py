@@ -5,6 +5,7 @@ import copy
 import datetime
 
 from . import conditions
+from . import drainplan
 from . import kcpplan
 from . import machineplan
 from . import model as m
@@ -12,19 +13,33 @@ from . import status
 
 
 def finalize(ctx, machine):
-    """Show the Deleting phase; once the deletion delay since deletionTimestamp has passed (drain and
-    infrastructure teardown: upstream counts such a Machine in its MachineSet's replicas until it is gone,
-    v1.14.0 core/reconcilers/machineset/machineset_controller_status.go), drop our finalizer so the API server
-    removes the Machine; until then come back at that time."""
-    if m.dig(machine, "status", "phase") != "Deleting":
-        life = ("Deleting", False, False, False, None)
-        paused = conditions.paused(machine, ctx.cluster_of(machine))
-        new_status = status.machine_status(machine, life, m.condition(machine, "UpToDate"), 0, paused, ctx.now())[0]
-        machine = ctx.write_status(machine, new_status)
-    delay = machineplan.deletion_seconds(_source_template(ctx, machine), ctx.cluster_of(machine))
-    gone_at = m.parse_time(m.meta(machine)["deletionTimestamp"]) + datetime.timedelta(seconds=delay)
-    if delay and ctx.now() < gone_at:
-        ctx.requeue_at(("Machine", m.namespace(machine), m.name(machine)), gone_at)
+    """Drain the Machine's Node (drainplan), then show the Deleting phase for the deletion delay (infrastructure
+    teardown: upstream counts such a Machine in its MachineSet's replicas until it is gone, v1.14.0
+    core/reconcilers/machineset/machineset_controller_status.go), then drop our finalizer so the API server removes
+    the Machine; until then come back when the drain's state changes or the delay ends. The Node stays (nodeRef,
+    nodeInfo) until the Machine is gone: upstream deletes it last (reconcileDelete)."""
+    template, cluster = _source_template(ctx, machine), ctx.cluster_of(machine)
+    old = machine.get("status") or {}
+    had_node = bool(old.get("nodeRef"))
+    drain = drainplan.plan(machine, status.node_name(machine) if had_node else None,
+                           machineplan.drain_blocked_by_pdb(template), machineplan.drain_seconds(template), ctx.now())
+    life = ("Deleting", had_node, had_node, had_node, None)
+    paused = conditions.paused(machine, cluster)
+    new_status = status.machine_status(machine, life, m.condition(machine, "UpToDate"), 0, paused, ctx.now(),
+                                       drain=drain)[0]
+    for kept in ("nodeInfo", "certificatesExpiryDate"):
+        if kept in old:
+            new_status[kept] = old[kept]
+    machine = ctx.write_status(machine, new_status)
+    key = ("Machine", m.namespace(machine), m.name(machine))
+    if drain.done_at is None:
+        if drain.wake_at is not None:
+            ctx.requeue_at(key, drain.wake_at)
+        return
+    delay = machineplan.deletion_seconds(template, cluster)
+    gone_at = drain.done_at + datetime.timedelta(seconds=delay)
+    if ctx.now() < gone_at - datetime.timedelta(seconds=machineplan.TOLERANCE):
+        ctx.requeue_at(key, gone_at)
         return
     if m.MACHINE_FINALIZER in (m.meta(machine).get("finalizers") or []):
         released = copy.deepcopy(machine)

@@ -54,6 +54,20 @@ def _clear_acknowledged(ctx, ms, machines):
             ctx.writer.update(done)
 
 
+def _sync_deletion_timeouts(ctx, ms, machines):
+    """syncMachines: the MachineSet writes its template's node drain / volume detach / deletion timeouts onto its
+    Machines in place, deleting ones included, so a changed timeout applies to a drain under way (v1.14.0
+    core/reconcilers/machineset/machineset_controller.go syncMachines, spec.deletion.*Seconds; v1.10.10
+    internal/controllers/machineset/machineset_controller.go, spec.nodeDrainTimeout ...)."""
+    wanted = machineplan.deletion_timeouts(ms)
+    for machine in machines:
+        if any(m.dig(machine, "spec", key) != value for key, value in wanted.items()):
+            synced = copy.deepcopy(machine)
+            for key, value in wanted.items():
+                m.copy_or_drop(value, synced["spec"], key)
+            ctx.writer.update(synced)
+
+
 def reconcile(ctx, ms):
     cluster = ctx.cluster_of(ms)
     paused = conditions.paused(ms, cluster)
@@ -64,6 +78,7 @@ def reconcile(ctx, ms):
         return
     now = ctx.now()
     _clear_acknowledged(ctx, ms, ctx.store.controlled_by("Machine", ms))
+    _sync_deletion_timeouts(ctx, ms, ctx.store.controlled_by("Machine", ms))
     machines = _counted(ms, ctx.store.controlled_by("Machine", ms))
     live = [x for x in machines if not m.deleting(x)]
     missing = m.replicas(ms) - len(machines)

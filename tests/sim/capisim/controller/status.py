@@ -134,12 +134,13 @@ def kubelet_up_to_date(up_to_date, machine, kubelet_version):
 
 
 def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, kubelet_version=None,
-                   certificates_expiry=None, updating=None):
+                   certificates_expiry=None, updating=None, drain=None):
     """(status, next_wakeup) of a Machine from its provisioning ``life`` tuple (machineplan.lifecycle);
     its Node's kubelet runs ``kubelet_version`` (default: spec.version); a control plane Machine's
     certificates expire at ``certificates_expiry`` (status.certificatesExpiryDate, once it has a Node).
     ``updating``: the Updating condition (InPlaceUpdates on); while True the Machine is not Ready (v1.12.3
-    api/core/v1beta2/machine_types.go MachineReadyCondition: "Updating condition is false")."""
+    api/core/v1beta2/machine_types.go MachineReadyCondition: "Updating condition is false").
+    ``drain``: a deleted Machine's drainplan.Drain (Deleting reason and message, v1beta1 drain conditions)."""
     phase, bootstrap_ready, infra_ready, node_ready, wakeup = life
     in_place = updating is not None and updating["status"] == "True"
     old = machine.get("status") or {}
@@ -168,7 +169,8 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
         c.cond("InfrastructureReady", True, "Ready") if infra_ready else c.cond("InfrastructureReady", False, "NotReady", infra_msg),
         c.cond("NodeReady", True, "NodeReady") if node_ready else c.cond("NodeReady", "Unknown", "NodeDoesNotExist", node_msg),
         c.cond("NodeHealthy", True, "NodeHealthy") if node_ready else c.cond("NodeHealthy", "Unknown", "NodeDoesNotExist", node_msg),
-        _deleting(machine, "Machine deletion in progress"),
+        c.cond("Deleting", True, drain.reason, drain.message) if drain is not None and drain.reason
+        else _deleting(machine, "Machine deletion in progress"),
         paused,
     ] + ([updating] if updating is not None else [])
     if ready:
@@ -178,7 +180,7 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
         if in_place:
             why.append(f"* Updating: {updating['message']}")
         if deleting:
-            why.insert(0, "* Deleting: Machine deletion in progress")
+            why.insert(0, f"* Deleting: {modern[4]['message']}")
         modern.append(c.cond("Ready", False, "NotReady", "\n".join(why)))
     if available:
         modern.append(c.cond("Available", True, "Available"))
@@ -197,6 +199,7 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
     legacy_conditions.append(_summary(legacy_conditions))
     if deleting:
         legacy_conditions[-1] = c.cond("Ready", False, "Deleting", "", "Info")
+        legacy_conditions += drain.legacy if drain is not None else []
 
     fields = {"phase": phase}
     if v1beta2:
@@ -211,6 +214,8 @@ def machine_status(machine, life, up_to_date, min_ready_seconds, paused, now, ku
             fields["certificatesExpiryDate"] = m.format_time(certificates_expiry)
         fields["addresses"] = [{"type": "InternalIP", "address": _fake_ip(m.uid(machine))},
                                {"type": "Hostname", "address": node_name(machine)}]
+    if drain is not None and drain.started is not None:
+        fields["deletion"] = {"nodeDrainStartTime": m.format_time(drain.started)}
     fields["lastUpdated"] = old.get("lastUpdated") if old.get("phase") == phase and old.get("lastUpdated") else m.format_time(now)
     # v1beta1 keeps these fields next to its v1beta1 conditions; v1beta2 at the top next to the metav1 ones.
     status = _shape(machine, legacy_conditions, modern, now, legacy=None if v1beta2 else fields)

@@ -412,12 +412,13 @@ def test_refresh_plan_reads_checks_and_plans_everything_in_one_call_and_writes_n
     assert [(e["verb"], e["objectRef"]["resource"]) for e in env.audit.read(mark).dry_runs(user="rollout-operator")] == \
         [("create", "dockermachinetemplates")] * 3
     # reads by list only, each once (the lists of the objects also answer the clones' reads): discovery, per kind
-    # its list (+ the MachineSets and Clusters that decide completion), the infrastructure group, the templates;
+    # its list (+ the MachineSets and Clusters that decide completion, and the MachineHealthChecks of the namespace:
+    # none here, so no Machines), the infrastructure group, the templates;
     # then per new template its dry run - whatever the number of objects; last the ClusterClass of tt's topology (one
     # per class: a topology MD gets its change in its Cluster; tt's names none that exists, so it stays blocked)
     dry = ("create", "dockermachinetemplates?dryRun")
     expected = [("get", "/apis"), ("list", "machinedeployments"), ("list", "machinesets"), ("list", "clusters"),
-                ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
+                ("list", "machinehealthchecks"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
                 ("get", f"/apis/infrastructure.cluster.x-k8s.io/{env.version}"), ("list", "dockermachinetemplates"),
                 dry, dry, dry, ("get", "clusterclasses")]
     assert shape(env.requests(mark))[:res["api_requests"]] == expected

@@ -362,11 +362,14 @@ def _topology_changes(entries, undo_rollout_id, ref):
     if undo_rollout_id is not None:
         return (mine[0], mine[-1]) if mine else (None, None)
     if not mine:
-        raise RolloutError("no topology change of it is recorded in its history (capi_rollout_restart records the ones it "
-                           "makes), so there is nothing to revert in its Cluster topology; nothing was changed", ref=ref,
-                           hint="change the Cluster topology by hand, or run capi_rollout_undo with to_revision and force "
-                                "(the topology controller puts a template changed on the object back)",
-                           reason="no_history")
+        # the refusal of an undo of an object the topology manages (reason topology_owned, as before an undo could
+        # revert a topology change), saying why there is nothing to revert through the Cluster
+        raise RolloutError("managed by a Cluster topology (ClusterClass), and no topology change of it is recorded in its "
+                           "history (capi_rollout_restart records the ones it makes), so there is nothing to revert in its "
+                           "Cluster topology; nothing was changed", ref=ref,
+                           hint="change the Cluster topology by hand, or run capi_rollout_undo with to_revision and "
+                                "force=true (the topology controller puts a template changed on the object back)",
+                           reason="topology_owned")
     return mine[-1], mine[-1]
 
 

@@ -101,7 +101,7 @@ def test_machine_status_shows_the_drain_where_each_version_keeps_it(v1beta2):
     obj = machine(v1beta2, started=T0)
     drain = drainplan.plan(obj, "node-1", True, 0, at(1))
     new = status.machine_status(obj, ("Deleting", True, True, True, None), None, 0,
-                                 conditions.cond("Paused", False, "NotPaused"), at(1), drain=drain)[0]
+                                conditions.cond("Paused", False, "NotPaused"), at(1), drain=drain)[0]
     modern = new["conditions"] if v1beta2 else new["v1beta2"]["conditions"]
     old = new["deprecated"]["v1beta1"]["conditions"] if v1beta2 else new["conditions"]
     deleting = next(c for c in modern if c["type"] == "Deleting")

@@ -187,7 +187,6 @@ def _set_in_place_fields(md, ms):
         m.copy_or_drop(md_spec.get(field), ms_spec, field)
 
 
-
 def new_machine_set(md, now, rng):
     """The MS to create for the MD's current template (§3.4); replicas are set by the caller's plan."""
     ms_name, suffix = names.generate_name(f"{m.name(md)}-", rng)

@@ -2,10 +2,14 @@
 v1.14) and test_capi_rollout_in_place.py (v1.12.3 with InPlaceUpdates) run on their fleets, each on a new tiny
 workload cluster in a namespace of its own."""
 
+import datetime
 import json
 import subprocess
 
 from capisim.cluster import kubectl_binary
+from capisim.polling import wait_for
+
+REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 
 # v1beta1 / v1beta2 names of the drain timeout (api/core/v1beta2/machine_types.go@v1.14.0)
 DRAIN = {"v1beta1": ({"nodeDrainTimeout": "5m0s"}, "spec.template.spec.nodeDrainTimeout"),
@@ -27,6 +31,18 @@ def _write_times(env, namespace, md):
     return {entry["manager"]: entry["time"] for entry in obj["metadata"].get("managedFields") or []}
 
 
+def _trigger_after(machine_set):
+    """Wait until a restart now (rollout.after one second before the server's second: core.restart.trigger_for_now)
+    falls after ``machine_set``'s creation. CAPI keeps a MachineSet with the current template created at or after
+    the trigger as the new one (FindNewAndOldMachineSets, cluster-api v1.12.3
+    internal/controllers/machinedeployment/mdutil/util.go ``ms.CreationTimestamp.Sub(after) >= 0``), so a restart
+    within 2 s of the MachineDeployment's creation would replace nothing. The simulator runs on this host's clock."""
+    created = datetime.datetime.strptime(machine_set["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc)
+    wait_for("a restart trigger after the MachineSet's creation",
+             lambda: datetime.datetime.now(datetime.timezone.utc) >= created + datetime.timedelta(seconds=2), 10, 0.1)
+
+
 def _history(env, namespace, md):
     res = env.run("capi_rollout_info", namespace=namespace, name=md, history=True)
     assert not res.failed, res.get("msg")
@@ -39,10 +55,13 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
     them after CAPI's clean-up; an undo's dry run names the fields it does not restore."""
     md = f"{cluster}-md-0"
     env.add_workload(cluster, namespace, "v1.30.4", ["md-0"])
-    env.wait_for("the MachineSet of the new MachineDeployment", lambda: env.machine_sets(md, namespace), 120)
+    (first,) = env.wait_for("the MachineSet of the new MachineDeployment", lambda: env.machine_sets(md, namespace), 120).values()
+    _trigger_after(first)
     res = env.run("capi_rollout_restart", namespace=namespace, name=md, reason="baseline", **WAIT)
     assert not res.failed, res.get("msg")
     baseline = res["objects"][0]["history_revision"]
+    # read back: CAPI made the baseline's MachineSet (what the undo below goes back to)
+    assert env.get("MachineDeployment", md, namespace)["metadata"]["annotations"][REVISION] == str(baseline) == "2"
     assert [row["revision"] for row in _history(env, namespace, md)][0] == baseline  # positive control: nothing else yet
 
     drain, drain_path = DRAIN[env.version]
@@ -82,13 +101,10 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
         # v1.11+: the old MachineSets are gone; the history of the changes made outside is not
         assert len(env.machine_sets(md, namespace)) == 1
 
-    # revision 1, the MachineDeployment as made (known from the record on every release): with InPlaceUpdates on
-    # (v1.12.3) the MachineSet of the baseline revision may be left with the new template, and "the previous
-    # revision" would then be the current template (unchanged)
-    res = env.run("capi_rollout_undo", check=True, namespace=namespace, name=md, to_revision=1)
+    res = env.run("capi_rollout_undo", check=True, namespace=namespace, name=md)
     assert not res.failed, res.get("msg")
     (entry,) = res["objects"]
-    assert (entry["to_revision"], entry["action"]) == (1, "rolled_back")
+    assert (entry["to_revision"], entry["action"]) == (baseline, "rolled_back")
     assert {field["path"] for field in entry["not_restored"]} == {
         "spec.template.metadata.labels.tier", drain_path, "spec.replicas"}, (entry["not_restored"], _history(env, namespace, md))
     assert f"{drain_path} (alice at {times['alice']})" in entry["message"]

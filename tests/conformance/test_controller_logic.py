@@ -797,6 +797,22 @@ class TestInPlace:
         md["spec"]["rollout"]["after"] = m.format_time(at(5))  # not expired yet
         assert mdplan.in_place_candidates(md, new, [old], at(3), self.ACCEPTS) == ["old"]
 
+    def test_a_restart_in_the_second_of_the_current_set_keeps_it_with_in_place_updates_on(self):
+        """A trigger at the creation second of the MS with the current template keeps that MS as the new one, with
+        InPlaceUpdates on too (FindNewAndOldMachineSets, v1.12.3 mdutil/util.go ``CreationTimestamp.Sub(after) >= 0``):
+        no MS, no revision, nothing rolls. A restart within 2 s of an MS's creation is such a trigger
+        (core.restart.trigger_for_now: one second before the server's second)."""
+        md = make_md("v1.14", replicas=1)
+        current = make_ms(md, "current", replicas=1, created=at(0, 10), annotations={m.REVISION: "1"})
+        md["spec"]["rollout"]["after"] = m.format_time(at(0, 10))
+        plan = mdplan.plan_reconcile(md, [current], "v1.14", at(0, 11), random.Random(1), {"current": [{}]},
+                                     in_place_accepts=self.ACCEPTS)
+        assert (m.name(plan.new), plan.created, plan.olds, plan.revision) == ("current", False, [], "1")
+        md["spec"]["rollout"]["after"] = m.format_time(at(0, 11))  # positive control: a second later, it rolls
+        plan = mdplan.plan_reconcile(md, [current], "v1.14", at(0, 12), random.Random(1), {"current": [{}]},
+                                     in_place_accepts=self.ACCEPTS)
+        assert (plan.created, [m.name(ms) for ms in plan.olds], plan.revision) == (True, ["current"], "2")
+
     def test_surge_gives_way_to_in_place_updates(self):
         md, old, new = self._md_and_sets()
         intents = {"new": 1}  # the rolling update would use maxSurge 1

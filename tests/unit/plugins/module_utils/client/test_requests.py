@@ -6,6 +6,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import requests
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import (
     DEADLINE_GRACE_SECONDS, Api, resource_path, with_conflict_retry,
@@ -60,7 +61,9 @@ class Clock(object):
         self.t += seconds
 
 
-def test_an_api_server_that_answered_is_waited_for_during_an_outage():
+def test_an_api_server_that_answered_is_waited_for_during_an_outage(monkeypatch):
+    # the pauses' jitter at its middle: 12 jittered pauses sum to 36-72 s, more than 60 s in about 3 % of random runs
+    monkeypatch.setattr(requests.random, "random", lambda: 0.5)
     conn = FakeConnection()
     conn.add("GET", PATH, body={"metadata": {"name": "md-0"}})
     for _refusal in range(12):

@@ -444,8 +444,7 @@ def stop_after_plan(plan, cluster_blockers, window, refresh_id, on_blocked="skip
     to switch), ``notes`` what to add to its notes.
     """
     def stopped(result, failure_reason, next_step, notes=()):
-        return {"stop": True, "status": {"result": result, "failure_reason": failure_reason, "next_step": next_step},
-                "notes": list(notes)}
+        return {"stop": True, "status": refresh_status.status(result, failure_reason, next_step), "notes": list(notes)}
 
     if cluster_blockers:
         return stopped("failed", f"preflight: {'; '.join(cluster_blockers)}; nothing was changed",

@@ -24,6 +24,7 @@ def sentence(text):
 
 
 def status(result, failure_reason, next_step):
+    """A management cluster's status as the report keeps it (every writer of one builds it here)."""
     return {"result": result, "failure_reason": failure_reason, "next_step": next_step}
 
 

@@ -260,8 +260,8 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
                 if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT and ref not in deleted]
     return {
         "objects": objects,
-        "status": {"result": "failed", "failure_reason": f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",
-                   "next_step": _next_step(reason, wave.get("kind"), refresh_id)},
+        "status": statuses.status("failed", f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",
+                                  _next_step(reason, wave.get("kind"), refresh_id)),
         "failed_refs": failed_refs,
         "wave": wave["name"],
         "undo": [{"kind": obj["kind"], "namespace": obj["namespace"], "name": obj["name"]} for obj in undo],
@@ -327,12 +327,11 @@ def end_check(objects, wait, now, refresh_id):
                         "after": resource.get("template") or objects[ref].get("after")}
     objects = _apply(objects, changes)
     found = " | ".join(f"{objects[ref]['ref']}: {objects[ref]['failure_reason']}" for ref in changes)
-    return {"objects": objects, "status": {
-        "result": "failed",
-        "failure_reason": f"the check at the end of the run failed: {found or wait.get('msg', 'failed')}",
-        "next_step": ("Find out why it changed (the field manager named above): where Git, Helm or the Cluster topology "
-                      "holds the template, change it there (docs/gitops.md). A "
-                      f"{statuses.rerun(refresh_id)} switches it again where field_owners allows it.")}}
+    return {"objects": objects, "status": statuses.status(
+        "failed", f"the check at the end of the run failed: {found or wait.get('msg', 'failed')}",
+        "Find out why it changed (the field manager named above): where Git, Helm or the Cluster topology holds the "
+        f"template, change it there (docs/gitops.md). A {statuses.rerun(refresh_id)} switches it again where "
+        "field_owners allows it.")}
 
 
 def report_objects(objects, order):

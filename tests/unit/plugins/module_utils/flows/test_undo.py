@@ -21,6 +21,7 @@ from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core impor
 
 MSS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets"
 KCPS = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcontrolplanes"
+MACHINES = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines"
 DMTS = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/default/dockermachinetemplates"
 KCTS = "/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmconfigtemplates"
 HISTORY = "rollout.capi-rollout.dev/history"
@@ -191,13 +192,20 @@ def test_info_history_costs_one_list_per_kind_and_revision_shows_one(conn):
     conn.add("GET", MSS, body={"items": sets})
     conn.add("GET", DMTS, body={"items": [_dmt("md-0-infra-v1", "img:1"), _dmt("md-0-infra-v2", "img:2")]})
     conn.add("GET", KCTS, body={"items": []})
+    made = objs.machine(name="md-0-bbbbb-new", ms_name="md-0-bbbbb")
+    moved = objs.machine(name="md-0-aaaaa-old", ms_name="md-0-bbbbb")
+    moved["metadata"]["creationTimestamp"] = "2020-01-01T00:00:00Z"  # before its MachineSet: moved in, updated in place
+    conn.add("GET", MACHINES, body={"items": [made, moved]})
     out = run(FakeModule(history=True, revision=None), verb="info")
     assert not out.failed, out.result
-    # MachineDeployments, Cluster, MachineSets, one list per template kind (the discovery fake is not counted)
-    assert out.result["api_requests"] == 6
+    # MachineDeployments, Cluster, MachineSets, Machines, one list per template kind (the discovery fake is not counted)
+    assert out.result["api_requests"] == 7
     (entry,) = out.result["resources"]
     assert [(r["revision"], r["current"], r["source"]) for r in entry["history"]] == [(2, True, "machineset"),
                                                                                       (1, False, "machineset")]
+    assert [(r["machine_counts"], r["machines_source"], r["machines"]) for r in entry["history"]] == [
+        ({"replaced": 1, "updated_in_place": 1}, "machines", "1 replaced, 1 updated in place"),
+        ({"replaced": 0, "updated_in_place": 0}, "machines", "none")]
     assert entry["history"][0]["changes"] == [
         {"path": "infrastructure_ref.name", "before": "md-0-infra-v1", "after": "md-0-infra-v2"},
         {"path": "infrastructure_template.spec.template.spec.customImage", "before": "img:1", "after": "img:2"}]
@@ -219,6 +227,7 @@ def test_info_history_without_the_right_to_read_templates_warns_and_shows_the_re
     conn.add("GET", MSS, body={"items": [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2")]})
     conn.add("GET", KCTS, body={"items": []})
     conn.add("GET", DMTS, status=403, body={"kind": "Status", "reason": "Forbidden", "message": "forbidden", "code": 403})
+    conn.add("GET", MACHINES, body={"items": []})
     module = FakeModule(history=True, revision=None)
     out = run(module, verb="info")
     assert not out.failed, out.result

@@ -202,18 +202,18 @@ def planner(run, selected, clusters, now, actor):
 
     counted = []
 
-    def read_for_counts(obj):
-        """(machine_sets, machines) of the plan of ``obj``: also read (one LIST of each per task) when the write records
-        the Machine counts of the revision it leaves (core.history.counts_wanted)."""
-        if not recording.enabled or not hist.counts_wanted(obj):
-            return machine_sets, machines
+    def plan(obj):
+        """The plan of ``obj``; a write that records a change plans again with the MachineSets and Machines (one LIST
+        of each per task) so it keeps the Machine counts of the revision it leaves (core.history.counts_wanted)."""
+        planned = plan_with(obj, machine_sets, machines)
+        if not planned["changed"] or not recording.enabled or not hist.counts_wanted(obj):
+            return planned
         if not counted:
             counted.append((machine_sets if machine_sets is not None else run.machine_sets(selected),
                             targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]))
-        return counted[0]
+        return plan_with(obj, *counted[0])
 
-    def plan(obj):
-        read_sets, read_machines = read_for_counts(obj)
+    def plan_with(obj, read_sets, read_machines):
         if obj["metadata"]["name"] in topology_switches:
             overrides, cclass = topology_switches[obj["metadata"]["name"]]
             return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(

@@ -112,6 +112,13 @@ def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_
     (written,) = [op for op in conn.sent[-1]["body"] if op["op"] != "test" and op["path"].endswith("history")]
     assert [(e["revision"], e.get("machines")) for e in json.loads(written["value"])] == [
         (2, {"replaced": 2, "updated_in_place": 0}), (3, None)]
+    # a re-run that writes nothing (its rollout_id is recorded) reads neither
+    conn.answers.pop(("GET", MDS))
+    conn.add("GET", MDS, body=md_list(objs.annotate(md, "rollout.capi-rollout.dev/history", written["value"])))
+    conn.sent.clear()
+    again = run(FakeModule(name="md-0", rollout_id="x"))
+    assert not again.failed and again.result["changed"] is False, again.result
+    assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent] == ["apis", "machinedeployments", "c1"]
 
 
 def test_conflict_rereads_replans_and_retries(conn):

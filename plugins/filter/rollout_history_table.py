@@ -123,6 +123,12 @@ def _changes_cell(row):
     return "same template (restart)"
 
 
+def _machines_cell(row):
+    """How the Machines changed; for a change row only the effect, its explanation is in the detail."""
+    text = _text(row.get("machines"))
+    return text if row.get("revision") is not None else text.split(":")[0].split(" (")[0]
+
+
 def _revision_text(row):
     """A revision's number (``*``: the current one), or for a change besides revisions the one it came after."""
     if row.get("revision") is None:
@@ -137,7 +143,7 @@ def _cells(row, width):
         "time": _text(row.get("time")),
         "action": _text(row.get("action")),
         "cause": _text(row.get("cause")),
-        "machines": _text(row.get("machines")),
+        "machines": _machines_cell(row),
         "version": _text(template.get("version")),
         "infrastructure": _object_ref_text(template.get("infrastructure_ref")),
         "changes": _changes_cell(row),

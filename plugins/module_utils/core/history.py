@@ -18,7 +18,9 @@ MAX_RECORD_BYTES. One entry per template change this collection makes::
      "rollout_id": "chg-1", "reason": "...", "actor": "alice",
      "from": {<identity replaced>}, "to": {<identity written>}, "to_revision": 2, "rollout_after": "..."}
 
-``revision`` is the revision the change produces, numbered like CAPI (highest known revision + 1).
+``revision`` is the revision the change produces, numbered like CAPI (highest known revision + 1). ``machines``
+(``{"replaced": N, "updated_in_place": M}``) is added to an MD's entry by the next recorded change that leaves its
+revision (with_machine_counts), so the counts outlive the MachineSet CAPI v1.11+ deletes.
 An identity uses CAPI's field names with references reduced to apiVersion|apiGroup, kind, name:
 ``{"version", "infrastructureRef", "bootstrap": {"configRef" | "dataSecretName"}, "failureDomain"}``;
 ``from`` is left out when it equals ``to`` (a plain restart). The ``from`` of entry N also tells the

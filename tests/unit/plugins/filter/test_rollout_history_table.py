@@ -71,6 +71,7 @@ def test_a_change_besides_revisions_has_its_cause_actor_and_diff():
     lines = table(dict(RESOURCE, history=[CHANGE, dict(ROWS[0], cause="trigger")]))
     assert lines[3].split()[:6] == ["(after", "3)", "2026-03-03T00:00:00Z", "changed", "in-place", "field"]
     assert "spec.template.spec.nodeDrainTimeout - -> 5m0s" in lines[3] and lines[3].endswith("alice")
+    assert lines[3][lines[1].index("MACHINES"):].startswith("none replaced  ")  # the explanation is in the detail
     assert lines[4].split()[:4] == ["3*", "2026-03-02T00:00:00Z", "restarted", "trigger"]
     detail = table(dict(RESOURCE, history=[dict(ROWS[0], cause="trigger", changed_since=[CHANGE])]), detail=True)
     assert "  Cause:       trigger" in detail

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import history
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.test_change import (
@@ -160,6 +161,20 @@ def test_missing_control_plane_is_a_warning(conn):
     warnings = out.result["objects"][0]["warnings"]
     assert any("c1-cp" in w and "not found" in w for w in warnings)
     assert any("skew was not checked" in w for w in warnings)
+
+
+def test_an_undo_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_leaves(conn):
+    switched = objs.machine_deployment(infra="md-0-infra-v2", revision="2")
+    entry = history.make_entry(2, objs.NOW_TEXT, "restarted", None, history.identity_of(switched), rollout_id="switch")
+    md, _sets = _scene(conn, md=objs.annotate(switched, HISTORY, history.serialize([entry])))
+    conn.add("GET", MACHINES, body={"items": [objs.machine(name="md-0-bbbbb-1", ms_name="md-0-bbbbb")]})
+    out = run(UndoModule(name="md-0"), verb="undo")
+    assert not out.failed, out.result
+    # one list of the Machines more, only because the undo writes and the entry it leaves has no counts
+    assert [(s["method"], s["path"]) for s in conn.sent][:6] == [
+        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", MSS), ("GET", MACHINES), ("GET", KCPS + "/c1-cp")]
+    recorded = json.loads(objs.apply_json_patch(md, _patches(conn)[0]["body"])["metadata"]["annotations"][HISTORY])
+    assert [(e["revision"], e.get("machines")) for e in recorded] == [(2, {"replaced": 1, "updated_in_place": 0}), (3, None)]
 
 
 def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):

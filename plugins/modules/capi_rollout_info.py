@@ -438,9 +438,9 @@ resources:
         machine_counts:
           description:
             - How the Machines of the revision changed, C(replaced) and C(updated_in_place), MachineDeployments only.
-            - While the revision's MachineSet exists, counted from the Machines it controls now (not deleting): created
-              at or after the MachineSet is replaced; created before it (moved in by CAPI v1.12+ in-place updates) or
-              carrying CAPI's in-place markers is updated in place.
+            - While the revision's MachineSet exists, counted from the Machines it controls now (not deleting) - one
+              created at or after the MachineSet is replaced, one created before it (moved in by CAPI v1.12+ in-place
+              updates) or carrying CAPI's in-place markers is updated in place.
             - After that, the counts C(capi_rollout_restart) or C(capi_rollout_undo) kept in the record when they left
               the revision.
             - Null when not known (MachineSet gone and nothing kept, or a KubeadmControlPlane). See

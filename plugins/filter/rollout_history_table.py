@@ -14,8 +14,8 @@ description:
   - Formats the history that M(capi.rollout.capi_rollout_info) returns with O(capi.rollout.capi_rollout_info#module:history=true)
     as a text table per object, one line per revision, newest first, in the style of C(kubectl rollout history).
   - The columns are the revision (C(*) marks the current one), the time, the action, the cause (like the CHANGE-CAUSE
-    of C(kubectl rollout history)), the Kubernetes version, the infrastructure template, what changed from the revision
-    before, the reason and the actor.
+    of C(kubectl rollout history)), how the Machines changed (C(2 replaced, 1 updated in place), C(none), C(not known)),
+    the Kubernetes version, the infrastructure template, what changed from the revision before, the reason and the actor.
   - The cause is C(template), C(trigger), C(in-place update), C(in-place field), C(scale) or C(md-setting).
   - Changes that made no revision (in-place fields, a scale, a setting; made outside this collection or by its pause)
     are lines of their own, C((after N)) in the revision column, with the field diff, the actor (the managedFields
@@ -82,7 +82,8 @@ import json
 
 from ansible.errors import AnsibleFilterError
 
-COLUMNS = (("REVISION", "revision"), ("TIME", "time"), ("ACTION", "action"), ("CAUSE", "cause"), ("VERSION", "version"),
+COLUMNS = (("REVISION", "revision"), ("TIME", "time"), ("ACTION", "action"), ("CAUSE", "cause"), ("MACHINES", "machines"),
+           ("VERSION", "version"),
            ("INFRASTRUCTURE", "infrastructure"), ("CHANGES", "changes"), ("REASON", "reason"), ("ACTOR", "actor"))
 _UNCUT = ("reason", "actor")
 _SPEC_PREFIXES = ("infrastructure_template.", "bootstrap_template.")
@@ -122,6 +123,12 @@ def _changes_cell(row):
     return "same template (restart)"
 
 
+def _machines_cell(row):
+    """How the Machines changed; for a change row only the effect, its explanation is in the detail."""
+    text = _text(row.get("machines"))
+    return text if row.get("revision") is not None else text.split(":")[0].split(" (")[0]
+
+
 def _revision_text(row):
     """A revision's number (``*``: the current one), or for a change besides revisions the one it came after."""
     if row.get("revision") is None:
@@ -136,6 +143,7 @@ def _cells(row, width):
         "time": _text(row.get("time")),
         "action": _text(row.get("action")),
         "cause": _text(row.get("cause")),
+        "machines": _machines_cell(row),
         "version": _text(template.get("version")),
         "infrastructure": _object_ref_text(template.get("infrastructure_ref")),
         "changes": _changes_cell(row),
@@ -169,13 +177,21 @@ def _change_detail(title, row, indent=""):
     return lines
 
 
+def _machines_detail(row):
+    """A revision's Machine counts and where they come from (the Machines now, or the record kept when it was left)."""
+    source = {"machines": "counted from its Machines now", "record": "recorded when the revision was left"}.get(
+        row.get("machines_source"))
+    return f"{_text(row.get('machines'))} ({source})" if source else row.get("machines")
+
+
 def _detail(title, row):
     if row.get("revision") is None:
         return _change_detail(title, row)
     template = row.get("template") or {}
     record = (("Time", row.get("time")), ("Action", row.get("action")), ("Cause", row.get("cause")),
               ("Rollout id", row.get("rollout_id")), ("Reason", row.get("reason")), ("Actor", row.get("actor")),
-              ("Source", row.get("source")), ("MachineSet", row.get("machine_set")))
+              ("Source", row.get("source")), ("MachineSet", row.get("machine_set")),
+              ("Machines", _machines_detail(row)))
     lines = [f"{title} revision {row.get('revision')}{' (current)' if row.get('current') else ''}"]
     lines.extend(f"  {label + ':':<12} {_text(value)}" for label, value in record)
     lines.append("  Template:")

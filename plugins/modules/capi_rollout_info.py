@@ -37,7 +37,9 @@ options:
         are known only from the record. A KubeadmControlPlane has only the record.
       - Each revision says what changed from the revision before it (RV(resources[].history[].changes)) - the
         template identity and, when a template reference changed, the specs of both templates, field by field.
-      - Costs one more list request (the MachineSets of the namespace) and one list request per template kind the
+      - Each revision of a MachineDeployment says how its Machines changed (RV(resources[].history[].machine_counts)),
+        counted from the Machines while its MachineSet exists, else as recorded when it was left.
+      - Costs two more list requests (the MachineSets and, for MachineDeployments, the Machines of the namespace) and one list request per template kind the
         revisions reference (the infrastructure and the bootstrap config templates), whatever the number of objects.
         When the templates cannot be read (for example C(list) is not allowed), the history is returned without
         their spec changes and a warning says so.
@@ -370,6 +372,8 @@ resources:
           V(object) until the next change this collection records stores them with it (then V(record)), so they
           outlive the MachineSets CAPI v1.11+ deletes. See docs/history-and-undo.md.
         - With O(revision), also C(changed_since) - those rows made after the revision.
+        - C(machine_counts) (C(replaced), C(updated_in_place); null when not known), C(machines_source) and C(machines)
+          (in words) say how the revision's Machines changed; see RV(resources[].history[].machine_counts).
       returned: when O(history=true) or O(revision) is given
       type: list
       elements: dict
@@ -401,6 +405,9 @@ resources:
           actor: "awx-job/4711 (awx.example.com)"
           machine_set: prod-eu-1-md-0-x7k2p
           replicas: 3
+          machine_counts: {replaced: 3, updated_in_place: 0}
+          machines_source: machines
+          machines: 3 replaced
           previous_revision: 3
           changes:
             - {path: infrastructure_ref.name, before: md-0-v2, after: md-0-v1}
@@ -421,10 +428,32 @@ resources:
           actor: "awx-job/4702 (awx.example.com)"
           machine_set: null
           replicas: null
+          machine_counts: {replaced: 2, updated_in_place: 1}
+          machines_source: record
+          machines: 2 replaced, 1 updated in place
           previous_revision: 2
           changes: []
           change_notes: ["same template as revision 2 (a restart)"]
       contains:
+        machine_counts:
+          description:
+            - How the Machines of the revision changed, C(replaced) and C(updated_in_place), MachineDeployments only.
+            - While the revision's MachineSet exists, counted from the Machines it controls now (not deleting) - one
+              created at or after the MachineSet is replaced, one created before it (moved in by CAPI v1.12+ in-place
+              updates) or carrying CAPI's in-place markers is updated in place.
+            - After that, the counts C(capi_rollout_restart) or C(capi_rollout_undo) kept in the record when they left
+              the revision.
+            - Null when not known (MachineSet gone and nothing kept, or a KubeadmControlPlane). See
+              docs/history-and-undo.md "How the Machines changed".
+          type: dict
+        machines_source:
+          description: Where RV(resources[].history[].machine_counts) come from, V(machines) (counted now) or V(record); null when not known.
+          type: str
+        machines:
+          description:
+            - How the Machines changed, in words - C(2 replaced, 1 updated in place), C(none), C(not known); for a change
+              row (C(revision) null) the effect of the change.
+          type: str
         previous_revision:
           description: The next older revision known, which RV(resources[].history[].changes) compares with; null for the oldest.
           type: int

@@ -42,6 +42,10 @@ description:
     the time, the template it replaced and the one it wrote, O(rollout_id), O(reason) and who made it. The
     history is shown by M(capi.rollout.capi_rollout_info) with O(capi.rollout.capi_rollout_info#module:history=true)
     and lets M(capi.rollout.capi_rollout_undo) go back to a template after Cluster API deleted its MachineSet.
+  - A change of a MachineDeployment also keeps, in the history entry of the revision it leaves, how that revision's
+    Machines changed (replaced / updated in place, counted from its MachineSet's Machines), so the history still says
+    it after Cluster API deleted the MachineSet; this lists the namespace's MachineSets and Machines once per task,
+    only when something is written and that entry has no counts yet.
   - The recorded C(actor) is the Kubernetes user when the credential names it (O(impersonate_user), a client
     certificate, a service account token), else the AWX/AAP job (C(JOB_ID), C(AWX_HOST)), else C(user@host).
 author:

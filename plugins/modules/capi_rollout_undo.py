@@ -24,7 +24,8 @@ description:
     C(dataSecretName)) and C(failureDomain). Labels, annotations, timeouts and every other field that Cluster API
     propagates in place are left alone (clusterctl copied the whole MachineSet template).
   - The undo is recorded in the history in the same patch, with the revision it produces, so an undo can itself
-    be undone.
+    be undone. The history entry of the revision it leaves also keeps how that revision's Machines changed
+    (one list of the namespace's Machines, only when that entry has no counts yet).
   - Refuses, with nothing written and a message that says why and what to do - a KubeadmControlPlane
     (control-plane and etcd downgrades are unsupported by kubeadm and Kubernetes), a paused MachineDeployment,
     the C(cluster.x-k8s.io/paused) annotation or a paused Cluster, a revision that is not known (the message

@@ -15,6 +15,7 @@ REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 DRAIN = {"v1beta1": ({"nodeDrainTimeout": "5m0s"}, "spec.template.spec.nodeDrainTimeout"),
          "v1beta2": ({"deletion": {"nodeDrainTimeoutSeconds": 300}}, "spec.template.spec.deletion.nodeDrainTimeoutSeconds")}
 WAIT = {"wait": True, "wait_timeout": 240, "stall_timeout": 180}
+REPLACED_2 = {"replaced": 2, "updated_in_place": 0}
 
 
 def kubectl(env, namespace, *args):
@@ -81,6 +82,11 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
     assert {c["path"] for c in edit["changes"]} == {"spec.template.metadata.labels.tier", drain_path}
     assert scale["changes"] == [{"path": "spec.replicas", "before": 1, "after": 2}]
     assert (scale["actor"], scale["time"], scale["machines"]) == ("bob", times["bob"], "scaled 1 -> 2")
+    # how the baseline revision's Machines changed, counted from its MachineSet: the restart's and the scale's are new
+    env.wait_for("the Machine of the scale", lambda: len([m for m in env.machines(f"cluster.x-k8s.io/deployment-name={md}", namespace).values()
+                                                          if not m["metadata"].get("deletionTimestamp")]) == 2, 120)
+    (row,) = [row for row in _history(env, namespace, md) if row["revision"] == baseline]
+    assert (row["machine_counts"], row["machines_source"]) == (REPLACED_2, "machines"), row
 
     # the next change this collection records stores them, before its own entry
     template = env.copy_template(md, "-v2", namespace=namespace)
@@ -92,14 +98,21 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
     assert {(item["cause"], item["actor"], item["at"]) for item in record[-3:-1]} == {
         (cause, row["actor"], row["time"]) for cause, row in changes.items()}
     assert ["snapshot" in item for item in record] == [False] * (len(record) - 1) + [True]
+    # the switch kept the counts of the revision it left in that revision's entry, and only there
+    assert [item.get("machines") for item in record if "revision" in item][-2:] == [REPLACED_2, None]
     rows = _history(env, namespace, md)
     kept = {row["cause"]: row for row in rows if row["revision"] is None}
     assert {cause: (row["actor"], row["source"]) for cause, row in kept.items()} == {
         cause: (row["actor"], "record") for cause, row in changes.items()}
     assert rows[0]["revision"] == switched and rows[0]["cause"] == "template"
+    assert (rows[0]["machine_counts"], rows[0]["machines_source"]) == (REPLACED_2, "machines")
+    (left,) = [row for row in rows if row["revision"] == baseline]
     if env.version == "v1beta2":
-        # v1.11+: the old MachineSets are gone; the history of the changes made outside is not
+        # v1.11+: the old MachineSets are gone; the history of the changes made outside is not, nor the counts
         assert len(env.machine_sets(md, namespace)) == 1
+        assert (left["machine_counts"], left["machines_source"], left["machines"]) == (REPLACED_2, "record", "2 replaced")
+    else:
+        assert left["machines_source"] == "machines" and left["machine_set"]  # v1.10 keeps one old MachineSet
 
     res = env.run("capi_rollout_undo", check=True, namespace=namespace, name=md)
     assert not res.failed, res.get("msg")

@@ -102,4 +102,11 @@ def test_history_calls_the_allowed_switch_an_in_place_update_and_keeps_outside_c
         assert not res.failed, res.get("msg")
         causes[md] = res["resources"][0]["history"][0]["cause"]
     assert causes == {"wi-replace": "template", "wi-allow": "in-place update"}
+    # how the Machines changed per revision: counted from the current MachineSet's Machines, and for the revision the
+    # switch left (the refresh with in_place allow; its MachineSet is gone) kept in the record by the switch
+    for md, current in (("wi-replace", {"replaced": 2, "updated_in_place": 0}), ("wi-allow", {"replaced": 0, "updated_in_place": 2})):
+        rows = [row for row in inplace.run("capi_rollout_info", name=md, history=True)["resources"][0]["history"]
+                if row["revision"] is not None]
+        assert [(row["machine_counts"], row["machines_source"]) for row in rows[:2]] == [
+            (current, "machines"), ({"replaced": 0, "updated_in_place": 2}, "record")], (md, rows[:2])
     outside_changes_are_kept(inplace, "team-hist-ip")

@@ -157,9 +157,10 @@ def test_switch_undo_and_undo_again(env):
     requests = capi.requests(mark)
     others = non_watch(requests)
     machine_set_lists = [e for e in others if e.get("objectRef", {}).get("resource") == "machinesets"]
-    # discovery, MachineDeployment, Cluster, KubeadmControlPlane, one list per template kind, patch (docs/performance.md)
+    # discovery, MachineDeployment, Cluster, KubeadmControlPlane, one list per template kind, patch (docs/performance.md),
+    # and the Machines: the undo keeps the Machine counts of the revision it leaves (the switch's) in its entry
     sent = sorted(r for r in shape(others) if r != ("list", "machinesets"))
-    assert sent == sorted(UNDO_REQUESTS), sent
+    assert sent == sorted(UNDO_REQUESTS + [("list", "machines")]), sent
     # the plan's MachineSet list, and the wait's (they decide completion: start, new MachineSet, end)
     assert 1 <= len(machine_set_lists) <= 4, [e["requestURI"] for e in machine_set_lists]
     assert [e["verb"] for e in others].count("patch") == 1
@@ -197,11 +198,11 @@ def test_to_revision_known_only_from_the_record_and_history_info(env):
     mark = capi.mark()
     info = capi.run("capi_rollout_info", namespace=NS, history=True)
     assert not info.failed, info.get("msg")
-    # discovery, MachineDeployments, Clusters, MachineSets, one list per template kind (infrastructure, bootstrap) for
-    # what changed between revisions (docs/performance.md: 6)
+    # discovery, MachineDeployments, Clusters, MachineSets, Machines (how each revision's Machines changed), one list per
+    # template kind (infrastructure, bootstrap) for what changed between revisions (docs/performance.md: 7)
     sent = shape(capi.requests(mark))
     assert sent == [("get", "/apis"), ("list", "machinedeployments"), ("get", "clusters"), ("list", "machinesets"),
-                    ("list", "kubeadmconfigtemplates"), ("list", "dockermachinetemplates")], sent
+                    ("list", "machines"), ("list", "kubeadmconfigtemplates"), ("list", "dockermachinetemplates")], sent
     (entry,) = [r for r in info["resources"] if r["name"] == name]
     rows = entry["history"]
     assert [r["revision"] for r in rows] == [3, 2, 1]  # newest first

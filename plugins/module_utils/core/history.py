@@ -18,7 +18,9 @@ MAX_RECORD_BYTES. One entry per template change this collection makes::
      "rollout_id": "chg-1", "reason": "...", "actor": "alice",
      "from": {<identity replaced>}, "to": {<identity written>}, "to_revision": 2, "rollout_after": "..."}
 
-``revision`` is the revision the change produces, numbered like CAPI (highest known revision + 1).
+``revision`` is the revision the change produces, numbered like CAPI (highest known revision + 1). ``machines``
+(``{"replaced": N, "updated_in_place": M}``) is added to an MD's entry by the next recorded change that leaves its
+revision (with_machine_counts), so the counts outlive the MachineSet CAPI v1.11+ deletes.
 An identity uses CAPI's field names with references reduced to apiVersion|apiGroup, kind, name:
 ``{"version", "infrastructureRef", "bootstrap": {"configRef" | "dataSecretName"}, "failureDomain"}``;
 ``from`` is left out when it equals ``to`` (a plain restart). The ``from`` of entry N also tells the
@@ -466,10 +468,11 @@ def current_revision(md, rows):
     return own if own in rows else None
 
 
-def _public(row, current, full=False):
+def _public(row, current, full=False, machines=None):
     entry = row["entry"] or {}
     ms = row["ms"]
     identity = row_identity(row)
+    counts, counted_from = revision_machine_counts(row, machines)
     out = {
         "revision": row["revision"],
         "current": row["revision"] == current,
@@ -483,6 +486,9 @@ def _public(row, current, full=False):
         "actor": entry.get("actor"),
         "machine_set": paths.get_path(ms, "metadata.name") if ms is not None else None,
         "replicas": paths.get_path(ms, "spec.replicas") if ms is not None and row["reused_as"] is None else None,
+        "machine_counts": counts,
+        "machines_source": counted_from,
+        "machines": machines_words(counts),
     }
     if row["reused_as"] is not None:
         out["reused_as"] = row["reused_as"]
@@ -515,14 +521,15 @@ def _identity_words(identity):
     return words or ["an empty template"]
 
 
-def merged_history(md, machine_sets=None, record=None, api_version=None, full=False, templates=None):
+def merged_history(md, machine_sets=None, record=None, api_version=None, full=False, templates=None, machines=None):
     """History rows of MD (or KCP) ``md``, newest first, like ``kubectl rollout history``.
 
     ``machine_sets``: MachineSets of the namespace (ownership is decided here); ``record``: parsed
     entries (default: read from ``md``; warnings are dropped - use history_info for them).
     Row: {revision, current, source: machineset|record|both, template (normalized identity), time,
-    action, cause, reason, rollout_id, actor, machine_set, replicas, previous_revision, changes, change_notes
-    [, reused_as][, note]} (see revision_changes; ``templates`` as there); ``full`` adds record,
+    action, cause, reason, rollout_id, actor, machine_set, replicas, machine_counts, machines_source, machines,
+    previous_revision, changes, change_notes [, reused_as][, note]} (machine counts: revision_machine_counts of
+    ``machines``, the Machines of the namespace; None = not read) (see revision_changes; ``templates`` as there); ``full`` adds record,
     replaced, and for MachineSets machine_set_template (hash label removed), machine_set_created,
     machine_set_replicas, revision_history. The changes made besides revisions (change_rows) sit between the
     revisions they came after and before.
@@ -530,7 +537,7 @@ def merged_history(md, machine_sets=None, record=None, api_version=None, full=Fa
     del api_version  # identities do not depend on it; kept for symmetry with the other readers
     rows = collect(md, machine_sets, record)
     current = current_revision(md, rows)
-    out = [_public(rows[revision], current, full=full) for revision in sorted(rows, reverse=True)]
+    out = [_public(rows[revision], current, full=full, machines=machines) for revision in sorted(rows, reverse=True)]
     for index, row in enumerate(out):
         row.update(revision_changes(out[index + 1] if index + 1 < len(out) else None, row, templates))
         _fill_cause(row)
@@ -592,6 +599,99 @@ def change_rows(obj, machine_sets=None):
                     f"since entry {change['since']}" + ("" if stored else " (stored with the next recorded change)"),
         })
     return list(reversed(out))
+
+
+# ---------------------------------------------------------------------------------------------
+# how the Machines of a revision changed
+
+COUNTED_FROM_MACHINES = "machines"
+COUNTED_FROM_RECORD = "record"
+_IN_PLACE_MARKERS = (keys.PENDING_ACKNOWLEDGE_MOVE_ANNOTATION, keys.UPDATE_IN_PROGRESS_ANNOTATION)
+
+
+def _controlled_by(obj, owner):
+    """Whether ``owner`` (a MachineSet) is the controller of ``obj``: by uid when both have one, else by name."""
+    uid, name = paths.get_path(owner, "metadata.uid"), paths.get_path(owner, "metadata.name")
+    for owner_ref in paths.get_path(obj, "metadata.ownerReferences", []) or []:
+        if owner_ref.get("controller") and owner_ref.get("kind") == apiversion.MACHINE_SET:
+            return owner_ref["uid"] == uid if uid and owner_ref.get("uid") else owner_ref.get("name") == name
+    return False
+
+
+def machine_counts(machine_set, machines):
+    """{replaced, updated_in_place} of the Machines ``machine_set`` controls now (deleting ones left out). Created at
+    or after the MachineSet: it made them, they replaced older ones. Created before it, or carrying upstream's
+    in-place markers: CAPI v1.12+ moved them in from an older MachineSet and updated them in place - a moved Machine
+    keeps its name and creation time (machinedeployment_rollout_rollingupdate.go, api/core/v1beta2/machine_types.go
+    and machineset_types.go at v1.12.3 and v1.14.0)."""
+    since = timeutil.parse_optional(paths.get_path(machine_set, "metadata.creationTimestamp"))
+    counts = {"replaced": 0, "updated_in_place": 0}
+    for machine in machines:
+        meta = machine.get("metadata") or {}
+        if meta.get("deletionTimestamp") or not _controlled_by(machine, machine_set):
+            continue
+        created = timeutil.parse_optional(meta.get("creationTimestamp"))
+        moved = any(key in (meta.get("annotations") or {}) for key in _IN_PLACE_MARKERS) or (
+            created is not None and since is not None and created < since)
+        counts["updated_in_place" if moved else "replaced"] += 1
+    return counts
+
+
+def _recorded_counts(entry):
+    """The counts a record entry keeps (``machines``), None when it has none or they are unreadable."""
+    counts = (entry or {}).get("machines")
+    if not isinstance(counts, dict) or set(counts) != {"replaced", "updated_in_place"} or not all(
+            isinstance(value, int) and not isinstance(value, bool) and value >= 0 for value in counts.values()):
+        return None
+    return dict(counts)
+
+
+def revision_machine_counts(row, machines):
+    """(counts, counted_from) of a collected row: from the Machines (``machines``) while its own MachineSet exists
+    (not one reused for a later revision: its Machines are that revision's), else the counts its record entry kept
+    (with_machine_counts); (None, None) when neither is known (a MachineSet deleted before this collection recorded
+    its counts, a KubeadmControlPlane, a change made before counts were recorded)."""
+    if row["ms"] is not None and row["reused_as"] is None and machines is not None:
+        return machine_counts(row["ms"], machines), COUNTED_FROM_MACHINES
+    recorded = _recorded_counts(row["entry"])
+    return (recorded, COUNTED_FROM_RECORD) if recorded is not None else (None, None)
+
+
+def machines_words(counts):
+    """How the Machines of a revision changed, in words: "2 replaced, 1 updated in place", "none", "not known"."""
+    if counts is None:
+        return "not known"
+    parts = [f"{counts['replaced']} replaced"] if counts["replaced"] else []
+    if counts["updated_in_place"]:
+        parts.append(f"{counts['updated_in_place']} updated in place")
+    return ", ".join(parts) or "none"
+
+
+def counts_wanted(obj):
+    """Whether a write that records a change of ``obj`` should read its namespace's MachineSets and Machines for
+    with_machine_counts: a MachineDeployment whose newest record entry is of its present template and has no counts."""
+    if apiversion.normalize_kind(obj.get("kind")) != apiversion.MACHINE_DEPLOYMENT:
+        return False
+    entries, _warnings = read_record(obj)
+    return bool(entries) and _recorded_counts(entries[-1]) is None and tmpl.up_to_date(
+        tmpl.identity(entries[-1]["to"]), tmpl.identity(identity_of(obj)))
+
+
+def with_machine_counts(obj, entries, machine_sets, machines):
+    """``entries`` (the revision entries as read) with the counts of the revision ``obj`` is at now added to its
+    entry (``machines``), from its MachineSet and ``machines``: a write that leaves that revision keeps them, so they
+    outlive the MachineSet (CAPI v1.11+ deletes old MachineSets). The same entries when they cannot be counted (not
+    read, no MachineSet, no entry of that revision) or the entry has counts already."""
+    if machine_sets is None or machines is None or not entries:
+        return entries
+    rows = collect(obj, machine_sets, entries)
+    current = rows.get(current_revision(obj, rows))
+    if current is None or current["entry"] is None or _recorded_counts(current["entry"]) is not None:
+        return entries
+    counts, counted_from = revision_machine_counts(current, machines)
+    if counted_from != COUNTED_FROM_MACHINES:
+        return entries
+    return [dict(entry, machines=counts) if entry is current["entry"] else entry for entry in entries]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -707,15 +807,17 @@ def known_revisions_text(rows, current=None):
     return ", ".join(parts) or "none"
 
 
-def history_info(obj, machine_sets=None, api_version=None, revision=None, templates=None):
+def history_info(obj, machine_sets=None, api_version=None, revision=None, templates=None, machines=None):
     """What capi_rollout_info returns for ``history: true``: {history: [rows newest first],
     warnings: [...]}; with ``revision`` (an int) only that revision in full (plus template_specs and changed_since,
     the change rows after it),
     RolloutError ``revision_not_found`` (listing the revisions there are) when it is unknown.
-    ``templates``: what exists of history_template_refs (see revision_changes); None = not read."""
+    ``templates``: what exists of history_template_refs (see revision_changes); None = not read. ``machines``: the
+    Machines of the namespace, for the counts of revisions whose MachineSet exists; None = not read."""
     entries, warnings = read_record(obj)
     if revision is None:
-        return {"history": merged_history(obj, machine_sets, entries, api_version=api_version, templates=templates),
+        return {"history": merged_history(obj, machine_sets, entries, api_version=api_version, templates=templates,
+                                          machines=machines),
                 "warnings": warnings}
     rows = collect(obj, machine_sets, entries)
     try:
@@ -728,7 +830,7 @@ def history_info(obj, machine_sets=None, api_version=None, revision=None, templa
                            hint=f"revisions that exist: {known_revisions_text(rows, current)}", reason="revision_not_found")
     older = [number for number in rows if number < wanted]
     previous = _public(rows[max(older)], current) if older else None
-    out = _public(rows[wanted], current, full=True)
+    out = _public(rows[wanted], current, full=True, machines=machines)
     out.update(revision_changes(previous, out, templates))
     _fill_cause(out)
     out["template_specs"] = template_specs(out, templates)

@@ -35,6 +35,10 @@ CLONED_FROM_NAME_ANNOTATION = "cluster.x-k8s.io/cloned-from-name"
 CLONED_FROM_GROUPKIND_ANNOTATION = "cluster.x-k8s.io/cloned-from-groupkind"
 # On a MachineSet (or MD/Cluster): preflight checks CAPI skips when it creates Machines.
 SKIP_PREFLIGHT_CHECKS_ANNOTATION = "machineset.cluster.x-k8s.io/skip-preflight-checks"
+# On a Machine while CAPI v1.12+ moves it into another MachineSet and updates it in place (api/core/v1beta2/
+# machine_types.go at v1.12.3 and v1.14.0): the history counts such a Machine as updated in place.
+PENDING_ACKNOWLEDGE_MOVE_ANNOTATION = "in-place-updates.internal.cluster.x-k8s.io/pending-acknowledge-move"
+UPDATE_IN_PROGRESS_ANNOTATION = "in-place-updates.internal.cluster.x-k8s.io/update-in-progress"
 # Unique per MachineSet; must be stripped when copying an MS template back into its MD (undo).
 MACHINE_TEMPLATE_HASH_LABEL = "machine-template-hash"
 # Marks ClusterClass-managed objects: the topology controller re-applies their template fields.

@@ -52,13 +52,17 @@ def record_last_rollout(changes, obj, now, action, recording, **details):
 
 
 def record_rollout(changes, obj, written, now, action, revision, entries, recording, api_version=None,
-                   last_details=None, entry_details=None):
+                   last_details=None, entry_details=None, observed=None):
     """Record a rollout of ``obj`` (``written``: the object as the change leaves it) in ChangeSet ``changes``:
     the last-rollout annotation (with ``last_details``) and history entry ``revision`` (with ``entry_details``)
     appended to ``entries``, the history as read. Id, reason, actor and the number of entries kept come from
     Recording ``recording`` (its history_limit validated by the planner). The entry carries the snapshot of
-    ``written`` that later reads compare the object with (core.history_events). Returns the history entry."""
+    ``written`` that later reads compare the object with (core.history_events); the entry of the revision the change
+    leaves gets its Machine counts when ``observed`` (core.plan.Observed) holds the MachineSets and Machines
+    (core.history.with_machine_counts). Returns the history entry."""
     record_last_rollout(changes, obj, now, action, recording, **(last_details or {}))
+    if observed is not None:
+        entries = hist.with_machine_counts(obj, entries, observed.machine_sets, observed.machines)
     details = dict(entry_details or {}, **history_events.snapshot_fields(written))
     entry = hist.make_entry(revision, now, action, hist.identity_of(obj, api_version), hist.identity_of(written, api_version),
                             rollout_id=recording.rollout_id, reason=recording.reason, actor=recording.actor, **details)

@@ -278,7 +278,7 @@ def _change_warnings(read, cluster, rollout_id, applied, drift, own_field=True):
     return warnings
 
 
-def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, machine_sets,
+def _record(read, changes, written, now, action, target_after, new_infra_ref, entries, recording, observed,
             owner=None, in_place=None):
     """Record the restart (last-rollout annotation and history entry) in ``changes``; returns the recorded revision.
     ``owner``: the Cluster topology write that makes it (core.topology), named in the entry as ``topology``;
@@ -288,13 +288,13 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
         details["after"] = timeutil.format_time(target_after)
     kept, revision = _replace_pending(entries, read.after, now, new_infra_ref)
     if revision is None:
-        revision = hist.next_revision(read.obj, machine_sets, entries)
+        revision = hist.next_revision(read.obj, observed.machine_sets, entries)
     entry = records.record_rollout(
         changes, read.obj, written, now, action, revision, kept, recording,
         api_version=read.version, last_details=details,
         entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None,
                        "topology": owner["message"] if owner else None,
-                       "in_place": in_place if in_place == "allow" else None})
+                       "in_place": in_place if in_place == "allow" else None}, observed=observed)
     return entry["revision"]
 
 
@@ -418,7 +418,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
                                                                (obj.get("metadata") or {}).get("namespace"))
     if recording.enabled:
         extra["history_revision"] = _record(read, changes, written, now, action, target_after, new_infra_ref, entries,
-                                            recording, observed.machine_sets, owner, extra["in_place"])
+                                            recording, observed, owner, extra["in_place"])
     if triggers:
         extra["rollout_after"] = timeutil.format_time(target_after)
     plan = plans.new_plan(obj, read.kind, read.version, action, changes=changes,
@@ -469,7 +469,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
             # what undo puts back (core.undo.plan_topology_undo): the overrides before, None for none
             entry_details={"topology": owner["message"], "topology_after": values,
                            "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name,
-                                                                            kind=read.kind) for name in values}})
+                                                                            kind=read.kind) for name in values}},
+            observed=observed)
         extra["history_revision"] = entry["revision"]
     plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
                           message=f"new hardware through {owner['message']} ({why}): the topology controller generates "

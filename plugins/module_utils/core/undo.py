@@ -336,12 +336,12 @@ def _checks(md, kind, version, written, target, observed, force, now, ref):
     return required, warnings
 
 
-def _record(md, changes, written, now, target, entries, recording, machine_sets):
+def _record(md, changes, written, now, target, entries, recording, observed):
     """Record the undo (last-rollout annotation and history entry) in ``changes``; returns the recorded revision."""
     entry = records.record_rollout(
-        changes, md, written, now, ROLLED_BACK, hist.next_revision(md, machine_sets, entries), entries, recording,
+        changes, md, written, now, ROLLED_BACK, hist.next_revision(md, observed.machine_sets, entries), entries, recording,
         last_details={"to_revision": target["revision"]},
-        entry_details={"to_revision": target["revision"]})
+        entry_details={"to_revision": target["revision"]}, observed=observed)
     return entry["revision"]
 
 
@@ -405,7 +405,8 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
         entry = records.record_rollout(
             changes, md, md, now, ROLLED_BACK, hist.next_revision(md, observed.machine_sets, entries), entries, recording,
             api_version=version, last_details={"topology": owner["message"]},
-            entry_details={"topology": owner["message"], "topology_before": after, "topology_after": before})
+            entry_details={"topology": owner["message"], "topology_before": after, "topology_after": before},
+            observed=observed)
         extra["history_revision"] = entry["revision"]
     template = paths.get_path(md, apiversion.spec_path(kind, version, "infrastructure_ref"), {}) or {}
     plan = plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes, warnings=warnings,
@@ -484,7 +485,7 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     extra["required_templates"], checked = _checks(md, kind, version, written, target, observed, force, now, ref)
     warnings.extend(checked)
     if recording.enabled:
-        extra["history_revision"] = _record(md, changes, written, now, target, entries, recording, machine_sets)
+        extra["history_revision"] = _record(md, changes, written, now, target, entries, recording, observed)
     origin = f"MachineSet {ms_name}" if ms_name else "the history record"
     extra["not_restored"] = history_events.not_restored(hist.read_changes(md), target["revision"])
     return plans.new_plan(md, kind, version, ROLLED_BACK, changes=changes,

@@ -40,13 +40,14 @@ def run_info(module):
         history = params.get("history") or params.get("revision") is not None
         # MDs: the MachineSets decide completion (core.status), so they are always read.
         machine_sets = run.machine_sets(selected) if objects else []
-        if params.get("machines"):
+        if params.get("machines") or (history and selected.kind == apiversion.MACHINE_DEPLOYMENT and objects):
+            # with the history: how the Machines of each revision whose MachineSet exists changed (core.history)
             machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
         resources = resource_entries(objects, clusters, selected.version, run.api.server_now(), machine_sets, machines,
                                      show_machine_sets=bool(params.get("machine_sets")))
         warn_status(module, resources)
         if history:
-            _add_history(run, objects, resources, machine_sets, selected.version, params.get("revision"))
+            _add_history(run, objects, resources, machine_sets, machines, selected.version, params.get("revision"))
     except WaitFailed as err:
         run.fail(err, resources=resource_entries(err.objects, {}, selected.version, run.api.server_now(),
                                                  run.waited_machine_sets))
@@ -55,11 +56,12 @@ def run_info(module):
     module.exit_json(**run.result(changed=False, resources=resources))
 
 
-def _add_history(run, objects, resources, machine_sets, version, revision):
+def _add_history(run, objects, resources, machine_sets, machines, version, revision):
     """``history`` of every entry (core.history.history_info): all revisions newest first, or with
     ``revision`` only that one in full (an unknown revision fails, listing those there are). The templates
     the revisions reference are read with one LIST per template kind, for the changes of their specs; when
-    that is refused, the history is shown without them and a warning says so."""
+    that is refused, the history is shown without them and a warning says so. ``machines``: the Machines of the
+    namespace (MDs), for the counts of the revisions whose MachineSet exists."""
     module = run.module
     required = []
     for obj in objects:
@@ -71,7 +73,8 @@ def _add_history(run, objects, resources, machine_sets, version, revision):
         except (RolloutError, ApiError) as err:
             module.warn(f"the templates the revisions reference could not be read, so their spec changes are not shown: {err}")
     for obj, entry in zip(objects, resources):
-        info = hist.history_info(obj, machine_sets, api_version=version, revision=revision, templates=templates)
+        info = hist.history_info(obj, machine_sets, api_version=version, revision=revision, templates=templates,
+                                 machines=machines)
         entry["history"] = info["history"]
         for warning in info["warnings"]:
             module.warn(f"{entry.get('ref') or entry.get('name')}: {warning}")

@@ -19,6 +19,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import templat
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
@@ -199,17 +200,31 @@ def planner(run, selected, clusters, now, actor):
             machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
                                              label_selector=keys.CONTROL_PLANE_NAME_LABEL)
 
+    counted = []
+
     def plan(obj):
+        """The plan of ``obj``; a write that records a change plans again with the MachineSets and Machines (one LIST
+        of each per task) so it keeps the Machine counts of the revision it leaves (core.history.counts_wanted)."""
+        planned = plan_with(obj, machine_sets, machines)
+        if not planned["changed"] or not recording.enabled or not hist.counts_wanted(obj):
+            return planned
+        if not counted:
+            counted.append((machine_sets if machine_sets is not None else run.machine_sets(selected),
+                            targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]))
+        return plan_with(obj, *counted[0])
+
+    def plan_with(obj, read_sets, read_machines):
         if obj["metadata"]["name"] in topology_switches:
             overrides, cclass = topology_switches[obj["metadata"]["name"]]
             return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
-                api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=machine_sets))
+                api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=read_sets,
+                machines=read_machines))
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:
             infrastructure_ref = per_object[obj["metadata"]["name"]]
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
-                                  machine_sets=machine_sets, machines=machines, in_place_possible=in_place_possible)
+                                  machine_sets=read_sets, machines=read_machines, in_place_possible=in_place_possible)
         return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
                                      force=params.get("force"), recording=recording, observed=observed,
                                      topology_rollout=through_topology, in_place=params.get("in_place") or "replace")

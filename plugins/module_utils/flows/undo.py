@@ -57,16 +57,21 @@ def planner(run, selected, clusters, now, actor):
         machine_sets = []
     else:
         machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
+    machines = None
 
     def plan_with(obj, control_plane=None, existing=None):
         observed = plans.Observed(api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)),
-                                  machine_sets=machine_sets, control_plane=control_plane, existing_templates=existing)
+                                  machine_sets=machine_sets, machines=machines, control_plane=control_plane,
+                                  existing_templates=existing)
         return undos.plan_undo(obj, now, to_revision=params.get("to_revision"), force=params.get("force"),
                                recording=recording, observed=observed, undo_rollout_id=params.get("undo_rollout_id"))
 
     changing = [obj for obj in objects if plan_with(obj)["changed"]]
     if not changing:
         return plan_with
+    if recording.enabled and any(hist.counts_wanted(obj) for obj in changing):
+        # the Machine counts of the revision the undo leaves, kept in its record entry (core.history.with_machine_counts)
+        machines, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
     cluster_names = {views.cluster_name_of(obj) for obj in changing} - {None}
     found, cp_warnings = targets.control_planes(run.api, run.discovery, clusters, cluster_names)
     required = []

@@ -351,7 +351,8 @@ def test_merged_history_newest_first_with_sources():
     assert rows[1]["reason"] == "new infra" and rows[1]["replicas"] == 0
     assert rows[2]["reused_as"] == 3 and rows[2]["time"] is None and rows[2]["replicas"] is None
     assert set(rows[0]) == {"revision", "current", "source", "template", "time", "action", "cause", "reason", "rollout_id", "actor",
-                            "machine_set", "replicas", "previous_revision", "changes", "change_notes"}
+                            "machine_set", "replicas", "machine_counts", "machines_source", "machines", "previous_revision",
+                            "changes", "change_notes"}
 
 
 def test_merged_history_machine_sets_only_and_record_only():

@@ -12,6 +12,7 @@ import pytest
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
@@ -91,6 +92,33 @@ def test_restart_one_object_costs_four_requests(conn):
     assert not [op for op in patch if op["path"] == "/metadata/resourceVersion"]
     assert out.result["objects"][0]["patch"] == patch
     assert out.result["objects"][0]["patch_type"] == "json"
+
+
+def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_leaves(conn):
+    ms = objs.machine_set(suffix="bbbbb", revision="2")
+    entry = hist.make_entry(2, "2026-01-10T08:00:00Z", "restarted", None, hist.identity_of(ms), rollout_id="before")
+    md = objs.annotate(objs.machine_deployment(), "rollout.capi-rollout.dev/history", hist.serialize([entry]))
+    conn.add("GET", MDS, body=md_list(md))
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
+    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets", body={"items": [ms]})
+    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines",
+             body={"items": [objs.machine(name=f"md-0-bbbbb-{n}", ms_name="md-0-bbbbb") for n in range(2)]})
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0", rollout_id="x"))
+    assert not out.failed, out.result
+    # one LIST of MachineSets and one of Machines for the task, then the write
+    assert [(s["method"], s["path"].rsplit("/", 1)[-1]) for s in conn.sent][3:] == [
+        ("GET", "machinesets"), ("GET", "machines"), ("PATCH", "md-0")]
+    (written,) = [op for op in conn.sent[-1]["body"] if op["op"] != "test" and op["path"].endswith("history")]
+    assert [(e["revision"], e.get("machines")) for e in json.loads(written["value"])] == [
+        (2, {"replaced": 2, "updated_in_place": 0}), (3, None)]
+    # a re-run that writes nothing (its rollout_id is recorded) reads neither
+    conn.answers.pop(("GET", MDS))
+    conn.add("GET", MDS, body=md_list(objs.annotate(md, "rollout.capi-rollout.dev/history", written["value"])))
+    conn.sent.clear()
+    again = run(FakeModule(name="md-0", rollout_id="x"))
+    assert not again.failed and again.result["changed"] is False, again.result
+    assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent] == ["apis", "machinedeployments", "c1"]
 
 
 def test_conflict_rereads_replans_and_retries(conn):

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import history
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.test_change import (
@@ -21,6 +22,7 @@ from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core impor
 
 MSS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets"
 KCPS = "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmcontrolplanes"
+MACHINES = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines"
 DMTS = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/default/dockermachinetemplates"
 KCTS = "/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmconfigtemplates"
 HISTORY = "rollout.capi-rollout.dev/history"
@@ -161,6 +163,20 @@ def test_missing_control_plane_is_a_warning(conn):
     assert any("skew was not checked" in w for w in warnings)
 
 
+def test_an_undo_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_leaves(conn):
+    switched = objs.machine_deployment(infra="md-0-infra-v2", revision="2")
+    entry = history.make_entry(2, objs.NOW_TEXT, "restarted", None, history.identity_of(switched), rollout_id="switch")
+    md, _sets = _scene(conn, md=objs.annotate(switched, HISTORY, history.serialize([entry])))
+    conn.add("GET", MACHINES, body={"items": [objs.machine(name="md-0-bbbbb-1", ms_name="md-0-bbbbb")]})
+    out = run(UndoModule(name="md-0"), verb="undo")
+    assert not out.failed, out.result
+    # one list of the Machines more, only because the undo writes and the entry it leaves has no counts
+    assert [(s["method"], s["path"]) for s in conn.sent][:6] == [
+        ("GET", "/apis"), ("GET", MDS), ("GET", CLUSTERS + "/c1"), ("GET", MSS), ("GET", MACHINES), ("GET", KCPS + "/c1-cp")]
+    recorded = json.loads(objs.apply_json_patch(md, _patches(conn)[0]["body"])["metadata"]["annotations"][HISTORY])
+    assert [(e["revision"], e.get("machines")) for e in recorded] == [(2, {"replaced": 1, "updated_in_place": 0}), (3, None)]
+
+
 def test_restart_records_the_actor_and_keeps_the_history_bounded(conn):
     md = objs.machine_deployment()
     md["metadata"]["annotations"][HISTORY] = json.dumps(
@@ -191,13 +207,20 @@ def test_info_history_costs_one_list_per_kind_and_revision_shows_one(conn):
     conn.add("GET", MSS, body={"items": sets})
     conn.add("GET", DMTS, body={"items": [_dmt("md-0-infra-v1", "img:1"), _dmt("md-0-infra-v2", "img:2")]})
     conn.add("GET", KCTS, body={"items": []})
+    made = objs.machine(name="md-0-bbbbb-new", ms_name="md-0-bbbbb")
+    moved = objs.machine(name="md-0-aaaaa-old", ms_name="md-0-bbbbb")
+    moved["metadata"]["creationTimestamp"] = "2020-01-01T00:00:00Z"  # before its MachineSet: moved in, updated in place
+    conn.add("GET", MACHINES, body={"items": [made, moved]})
     out = run(FakeModule(history=True, revision=None), verb="info")
     assert not out.failed, out.result
-    # MachineDeployments, Cluster, MachineSets, one list per template kind (the discovery fake is not counted)
-    assert out.result["api_requests"] == 6
+    # MachineDeployments, Cluster, MachineSets, Machines, one list per template kind (the discovery fake is not counted)
+    assert out.result["api_requests"] == 7
     (entry,) = out.result["resources"]
     assert [(r["revision"], r["current"], r["source"]) for r in entry["history"]] == [(2, True, "machineset"),
                                                                                       (1, False, "machineset")]
+    assert [(r["machine_counts"], r["machines_source"], r["machines"]) for r in entry["history"]] == [
+        ({"replaced": 1, "updated_in_place": 1}, "machines", "1 replaced, 1 updated in place"),
+        ({"replaced": 0, "updated_in_place": 0}, "machines", "none")]
     assert entry["history"][0]["changes"] == [
         {"path": "infrastructure_ref.name", "before": "md-0-infra-v1", "after": "md-0-infra-v2"},
         {"path": "infrastructure_template.spec.template.spec.customImage", "before": "img:1", "after": "img:2"}]
@@ -219,6 +242,7 @@ def test_info_history_without_the_right_to_read_templates_warns_and_shows_the_re
     conn.add("GET", MSS, body={"items": [objs.machine_set(suffix="bbbbb", revision="2", infra="md-0-infra-v2")]})
     conn.add("GET", KCTS, body={"items": []})
     conn.add("GET", DMTS, status=403, body={"kind": "Status", "reason": "Forbidden", "message": "forbidden", "code": 403})
+    conn.add("GET", MACHINES, body={"items": []})
     module = FakeModule(history=True, revision=None)
     out = run(module, verb="info")
     assert not out.failed, out.result

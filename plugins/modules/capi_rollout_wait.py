@@ -162,6 +162,17 @@ options:
         by a ready one) at a time. CAPI's OnDelete strategy has no C(maxUnavailable) of its own. From V(1) to V(10000).
     type: int
     default: 1
+  restore_drain_timeout:
+    description:
+      - When the wait has ended (succeeded or failed), put back the node drain timeout that
+        M(capi.rollout.capi_rollout_restart) set with its O(capi.rollout.capi_rollout_restart#module:drain_timeout) on
+        the MachineDeployments among O(objects), to the value recorded on each (annotation
+        C(rollout.capi-rollout.dev/drain-timeout); unset when it was unset), and remove the record. One list per
+        namespace and one patch per recorded object (C(fieldManager=capi-rollout); a server-side dry run in check
+        mode). Each one is a progress line and an entry of RV(drain_timeouts_restored). A wait started again after a
+        kill puts it back the same way.
+    type: bool
+    default: false
   progress_verbosity:
     description:
       - Print the progress lines while waiting when Ansible runs with at least this many C(-v). V(0) prints them
@@ -239,6 +250,15 @@ deleted:
   type: list
   elements: dict
   sample: [{ref: machinedeployment/default/edge-md-0, machine: edge-md-0-x7k2p-abcde, node: edge-md-0-x7k2p-abcde}]
+drain_timeouts_restored:
+  description:
+    - With O(restore_drain_timeout=true), the MachineDeployments whose node drain timeout was put back - C(ref) and
+      C(drain_timeout), the field's value read back from the cluster (C(null) - unset; v1beta1 a duration such as
+      C(300s), v1beta2 seconds).
+  returned: when the wait ended and O(restore_drain_timeout=true)
+  type: list
+  elements: dict
+  sample: [{ref: machinedeployment/default/md-0, drain_timeout: null}]
 phase:
   description: V(succeeded), or V(failed) (with RV(reason)).
   returned: always
@@ -432,6 +452,7 @@ def main():
             progress_verbosity={"type": "int", "default": 0},
             on_delete={"type": "str", "choices": ["wait", "replace"], "default": "wait"},
             on_delete_max_unavailable={"type": "int", "default": 1},
+            restore_drain_timeout={"type": "bool", "default": False},
             lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
             tracking={"type": "dict"},
             time_left={"type": "float"},

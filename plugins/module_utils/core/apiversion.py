@@ -68,8 +68,12 @@ _KCP_COMMON = {
     "failure_domain": None,
 }
 _SPEC_FIELDS = {
-    (MACHINE_DEPLOYMENT, V1BETA1): dict(_MD_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.strategy"),
-    (MACHINE_DEPLOYMENT, V1BETA2): dict(_MD_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy"),
+    # node_drain_timeout: MachineSpec NodeDrainTimeout (v1beta1, a duration; api/v1beta1/machine_types.go v1.10.10) or
+    # deletion.nodeDrainTimeoutSeconds (v1beta2; api/core/v1beta2/machine_types.go v1.14.0), an in-place field
+    (MACHINE_DEPLOYMENT, V1BETA1): dict(_MD_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.strategy",
+                                        node_drain_timeout="spec.template.spec.nodeDrainTimeout"),
+    (MACHINE_DEPLOYMENT, V1BETA2): dict(_MD_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy",
+                                        node_drain_timeout="spec.template.spec.deletion.nodeDrainTimeoutSeconds"),
     (KUBEADM_CONTROL_PLANE, V1BETA1): dict(
         _KCP_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.rolloutStrategy",
         infrastructure_ref="spec.machineTemplate.infrastructureRef"),

@@ -10,7 +10,12 @@ one line per group of Pods, such as "* Pod ns/p: cannot evict pod as it would vi
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import json
+
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 
 DELETING = "Deleting"
 _BUDGET = "disruption budget"
@@ -56,3 +61,55 @@ def describe(machine):
     text = f"being deleted, held up by {found['blocks']}{node} ({found['reason']}"
     text += f": {found['message'][:400]})" if found["message"] else ")"
     return f"{text}; to go on: {found['next_step']}"
+
+
+# The pool's node drain timeout, set for a wave (issue 29 point 1). It is an in-place field: a MachineSet passes it to
+# its Machines without a rollout (MachineSet computeDesiredMachine, v1.10.10 internal/controllers/machineset/
+# machineset_controller.go; v1.14.0 core/reconcilers/machineset/), and a MachineDeployment passes it to its newest
+# MachineSet only on v1.10/v1.11 (getNewMachineSet, v1.10.10 machinedeployment_sync.go), to every one from v1.12
+# (computeDesiredOldMS, v1.12.3 machinedeployment_rollout_planner.go): so it is written with the switch, while the
+# current MachineSet is still the newest. The value it had is recorded on the object (DRAIN_TIMEOUT_ANNOTATION).
+
+
+def _field_value(version, seconds):
+    """The field's value for ``seconds``: v1beta1 a metav1.Duration string, v1beta2 an int32 of seconds."""
+    return seconds if version == apiversion.V1BETA2 else f"{seconds}s"
+
+
+def recorded(obj):
+    """The record of a drain timeout a refresh set on ``obj``: {id, before} or None (none, or unreadable)."""
+    raw = paths.get_path(obj, ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION))
+    try:
+        found = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) and "before" in found else None
+
+
+def set_drain_timeout(obj, kind, version, seconds, rollout_id, changes):
+    """Record in ``changes`` (core.diff.ChangeSet) the node drain timeout ``seconds`` on MachineDeployment ``obj`` and
+    the record of the value it had. A record already there (an earlier wave or a killed run of the same refresh) keeps
+    its ``before``, so the value restored is the one from before the refresh. Nothing for None or another kind."""
+    path = apiversion.spec_path(kind, version, "node_drain_timeout")
+    if seconds is None or path is None:
+        return
+    current = paths.get_path(obj, path)
+    found = recorded(obj)
+    before = found["before"] if found is not None else current
+    changes.record(path, current, _field_value(version, seconds))
+    annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
+    changes.record(annotation, paths.get_path(obj, annotation),
+                   json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
+
+
+def restore_drain_timeout(obj, kind, version, changes):
+    """Record in ``changes`` the node drain timeout of ``obj`` put back as its record says (null: unset) and the record
+    removed; returns the record ({id, before}), or None without one (nothing to do)."""
+    found = recorded(obj)
+    path = apiversion.spec_path(kind, version, "node_drain_timeout")
+    if found is None or path is None:
+        return None
+    changes.record(path, paths.get_path(obj, path), found["before"])
+    annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
+    changes.record(annotation, paths.get_path(obj, annotation), None)
+    return found

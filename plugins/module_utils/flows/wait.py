@@ -12,12 +12,16 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
@@ -130,6 +134,51 @@ def replace_on_delete(run, objects, max_unavailable):
                     run.progress.append(f"{step['ref']}: deleted Machine {name}" + (f" (Node {node})" if node else "")
                                         + f" - {step['message']}")
     return deleted
+
+
+def _restore_one(run, selected, obj):
+    """PATCH back the node drain timeout recorded on ``obj`` (core.drains.restore_drain_timeout), re-read and re-planned
+    on a conflict; None when it has no record. Returns {ref, drain_timeout} as read back from the cluster."""
+    name = obj["metadata"]["name"]
+    ref = make_ref(selected.kind, selected.namespace, name)
+    path = apiversion.spec_path(selected.kind, selected.version, "node_drain_timeout")
+
+    def attempt(fresh):
+        current = targets.refetch(run.api, selected, name) if fresh else obj
+        changes = ChangeSet()
+        if drains.restore_drain_timeout(current, selected.kind, selected.version, changes) is None:
+            return None
+        return run.api.patch_json(selected.object_path(name), patches.json_patch(current, changes, None))
+
+    try:
+        after = with_conflict_retry(attempt, retry_on=is_write_conflict)
+    except ApiError as err:
+        raise api_error(err, ref=ref, verb="patch", resource=apiversion.resource(selected.kind, selected.version),
+                        namespace=selected.namespace, host=run.api.host)
+    return None if after is None else {"ref": ref, "drain_timeout": paths.get_path(after, path)}
+
+
+def restore_drain_timeouts(run, objects):
+    """Put back the node drain timeout a refresh set for its wave (capi_rollout_restart ``drain_timeout``) on the
+    MachineDeployments among ``objects`` that carry its record: one LIST per namespace, one PATCH per record (fieldManager
+    and dry run as every write). Returns [{ref, drain_timeout}] (the value read back, None: unset)."""
+    restored = []
+    names_of = {}
+    for kind, namespace, name, _ref in objects:
+        if kind == apiversion.MACHINE_DEPLOYMENT:
+            names_of.setdefault(namespace, set()).add(name)
+    for namespace, names in sorted(names_of.items()):
+        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+                                                           "names": sorted(names)}, require_match=False)
+        for obj in selected.objects:
+            if drains.recorded(obj) is None:
+                continue
+            entry = _restore_one(run, selected, obj)
+            if entry is not None:
+                restored.append(entry)
+                run.progress.append(f"{entry['ref']}: node drain timeout put back to "
+                                    f"{'unset' if entry['drain_timeout'] is None else entry['drain_timeout']}")
+    return restored
 
 
 def _machine_reason(machine):
@@ -253,6 +302,14 @@ def run_wait(module):
                         **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] == ws.SUCCEEDED:
         _count_machine_changes(run, params, result["resources"])
+    if state["phase"] in ws.FINISHED and params.get("restore_drain_timeout"):
+        # after the wave, and after a failed one as well (a stall, a timeout, a drift)
+        try:
+            result["drain_timeouts_restored"] = restore_drain_timeouts(run, objects)
+        except (RolloutError, ApiError, TransportError) as err:
+            run.fail(err, changed=result["changed"], resources=result["resources"], finished_call=True, tracking=state,
+                     phase=ws.FAILED, lease_renewals=renewed, deleted=deleted)
+        result["changed"] = result["changed"] or bool(result["drain_timeouts_restored"])
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:

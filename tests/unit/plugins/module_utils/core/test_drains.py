@@ -7,8 +7,11 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 # drain.go ConditionMessage (v1.14.0) for a Pod whose eviction a PodDisruptionBudget refused
@@ -59,3 +62,66 @@ def test_the_lines_of_a_stalled_wait_and_of_the_report_name_the_machine_the_node
     (line,) = statuses.stuck_reasons(views.view(objs.machine_deployment(version)), machines=[machine])
     assert line.startswith("Machine md-0-abcde-x1y2z is being deleted, held up by the drain on Node node-1 (DrainingNode"), line
     assert "disruption budget web needs 2 healthy pods" in line
+
+
+# the node drain timeout a refresh sets for a wave, and puts back
+
+DRAIN_FIELD = {"v1beta1": ("spec", "template", "spec", "nodeDrainTimeout"),
+               "v1beta2": ("spec", "template", "spec", "deletion", "nodeDrainTimeoutSeconds")}
+WRITTEN = {"v1beta1": "900s", "v1beta2": 900}
+
+
+def _drain_field(obj, version):
+    node = obj
+    for key in DRAIN_FIELD[version]:
+        node = (node or {}).get(key)
+    return node
+
+
+def _set(obj, version, seconds=900, rollout_id="hw-1"):
+    changes = ChangeSet()
+    drains.set_drain_timeout(obj, "MachineDeployment", version, seconds, rollout_id, changes)
+    return objs.apply_merge_patch(obj, changes.merge_patch() or {}), changes
+
+
+def _restore(obj, version):
+    changes = ChangeSet()
+    found = drains.restore_drain_timeout(obj, "MachineDeployment", version, changes)
+    return objs.apply_merge_patch(obj, changes.merge_patch() or {}), found, changes
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+@pytest.mark.parametrize("before", ["unset", "own"])
+def test_a_drain_timeout_set_for_a_wave_is_put_back_as_it_was(version, before):
+    md = objs.machine_deployment(version)
+    own = {"v1beta1": "2m", "v1beta2": 120}[version]
+    if before == "own":
+        paths.set_path(md, DRAIN_FIELD[version], own)
+    written, changes = _set(md, version)
+    assert _drain_field(written, version) == WRITTEN[version]
+    assert drains.recorded(written) == {"id": "hw-1", "before": own if before == "own" else None}
+    restored, found, _changes = _restore(written, version)
+    assert found["id"] == "hw-1"
+    assert _drain_field(restored, version) == (own if before == "own" else None)
+    assert keys.DRAIN_TIMEOUT_ANNOTATION not in (restored["metadata"].get("annotations") or {})
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_a_second_write_of_the_same_refresh_keeps_the_value_from_before_it(version):
+    md = objs.machine_deployment(version)
+    paths.set_path(md, DRAIN_FIELD[version], {"v1beta1": "1m", "v1beta2": 60}[version])
+    once, _changes = _set(md, version, seconds=900)
+    # a re-run after a kill (or another wave) writes again: the record still names the value before the refresh
+    twice, _changes = _set(once, version, seconds=600)
+    assert drains.recorded(twice)["before"] == {"v1beta1": "1m", "v1beta2": 60}[version]
+    assert _drain_field(_restore(twice, version)[0], version) == {"v1beta1": "1m", "v1beta2": 60}[version]
+
+
+def test_nothing_to_set_or_put_back_without_a_value_or_a_record():
+    md = objs.machine_deployment("v1beta2")
+    assert not _set(md, "v1beta2", seconds=None)[1].changed
+    restored, found, changes = _restore(md, "v1beta2")
+    assert found is None and not changes.changed
+    # an unreadable record is no record: the field is left alone
+    objs.annotate(md, keys.DRAIN_TIMEOUT_ANNOTATION, "not json")
+    assert drains.recorded(md) is None and not _restore(md, "v1beta2")[2].changed

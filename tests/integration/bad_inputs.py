@@ -214,6 +214,7 @@ MODULE_CASES = [
     (WAIT, {"objects": [{"name": "wa-md-0"}], "on_delete": "delete"}, False, None, ("on_delete", "delete")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "on_delete": "replace", "on_delete_max_unavailable": 0}, False, BAD,
      ("on_delete_max_unavailable must be a whole number from 1 to 10000", "got 0")),
+    (WAIT, {"objects": [{"name": "wa-md-0"}], "undrainable": "ignore"}, False, None, ("undrainable", "ignore")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "restore_drain_timeout": "sometimes"}, False, None,
      ("restore_drain_timeout", "sometimes")),
     (WAIT, {"objects": [{"name": "wa-md-0"}], "time_left": "soon"}, False, BAD, ("time_left must be a number", "'soon'")),

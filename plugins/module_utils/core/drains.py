@@ -37,6 +37,32 @@ _BLOCKERS = {
 }
 
 
+DRAINING = "draining"
+DRAINED = "drained"
+TIMED_OUT = "timed_out"
+_NO_TIMEOUT = (None, 0, "", "0s")
+
+
+def drain_phase(machine):
+    """Where the drain of a Machine view stands: DRAINED (v1beta1 DrainingSucceeded True), DRAINING (being deleted,
+    Deleting reason DrainingNode), TIMED_OUT (its drain started and it went on without DrainingSucceeded: CAPI skips
+    the drain once the node drain timeout has passed since nodeDrainStartTime - isNodeDrainAllowed /
+    nodeDrainTimeoutExceeded, v1.10.10 internal/controllers/machine/machine_controller.go, v1.14.0
+    core/reconcilers/machine/machine_controller.go), or None (no drain, or not yet). A timed-out drain leaves no other
+    trace: the Machine is deleted next, so a Machine seen DRAINING that is gone counts as TIMED_OUT too
+    (core.waitstate.note_machine)."""
+    if machine.get("drained") is True:
+        return DRAINED
+    if not machine.get("deleting") or not machine.get("drain_started"):
+        return None
+    cond = conds.find(machine.get("conditions"), DELETING) or {}
+    if cond.get("reason") == "DrainingNode":
+        return DRAINING
+    if cond.get("reason") == "WaitingForPreDrainHook" or machine.get("node_drain_timeout") in _NO_TIMEOUT:
+        return None
+    return TIMED_OUT
+
+
 def deletion_blocker(machine):
     """For a Machine view that is being deleted: {reason, blocks, message, pdb, next_step} when CAPI's Deleting
     condition says a hook, a drain or volumes hold it up, else None. ``pdb``: a PodDisruptionBudget refused an

@@ -12,9 +12,10 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
-from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, with_conflict_retry
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, resource_path, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -87,6 +88,25 @@ def read_groups(run, objects, known=False):
                 raise
             selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace}, require_match=False)
         groups.append(waiters.Group.of(selected, names=names))
+    return groups
+
+
+def drain_groups(run, objects):
+    """The client.waiter groups of the Machines of the MachineDeployments among ``objects`` (for ``undrainable``): one
+    LIST per namespace by their deployment-name label, watched from its resourceVersion."""
+    names_of = {}
+    for kind, namespace, name, _ref in objects:
+        if kind == apiversion.MACHINE_DEPLOYMENT:
+            names_of.setdefault(namespace, set()).add(name)
+    groups = []
+    for namespace, names in sorted(names_of.items()):
+        selector = f"{keys.DEPLOYMENT_NAME_LABEL} in ({','.join(sorted(names))})"
+        items, version, list_rv = targets.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace,
+                                                       label_selector=selector)
+        res = apiversion.resource(apiversion.MACHINE, version)
+        groups.append(waiters.Group(apiversion.MACHINE, version, namespace,
+                                    resource_path(res["group"], version, res["plural"], namespace), items, list_rv,
+                                    label_selector=selector, names=[]))
     return groups
 
 
@@ -279,7 +299,9 @@ def run_wait(module):
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
                             expected=_expected_templates(params), state=params.get("tracking") or None,
                             holds=holds, topology_reads=waiters.TopologyReads(run.api, run.discovery),
-                            templates_lister=waiters.templates_lister(run.api, run.discovery))
+                            templates_lister=waiters.templates_lister(run.api, run.discovery),
+                            drain_groups=drain_groups(run, objects) if params.get("undrainable") else None,
+                            undrainable=params.get("undrainable") or "continue")
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except OutOfTime as err:
         # the API server stopped answering and the wait's time is up: a wait_timeout that names the objects
@@ -299,6 +321,7 @@ def run_wait(module):
     summary = ws.summary(state)
     result = run.result(changed=bool(deleted), resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
                         tracking=state, lease_renewals=renewed, deleted=deleted, time_left=waiter.seconds_left(),
+                        drain_timeouts=list(state.get("drain_timeouts") or []),
                         **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] == ws.SUCCEEDED:
         _count_machine_changes(run, params, result["resources"])

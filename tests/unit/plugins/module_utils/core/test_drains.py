@@ -11,6 +11,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -125,3 +126,67 @@ def test_nothing_to_set_or_put_back_without_a_value_or_a_record():
     # an unreadable record is no record: the field is left alone
     objs.annotate(md, keys.DRAIN_TIMEOUT_ANNOTATION, "not json")
     assert drains.recorded(md) is None and not _restore(md, "v1beta2")[2].changed
+
+
+# a drain that timed out, noticed while watching (core.drains.drain_phase, core.waitstate.note_machine)
+
+def _machine(version="v1beta2", reason="DrainingNode", drained=None, timeout=True, started=True, deleting=True):
+    """A Machine being deleted whose drain is where ``reason`` (Deleting) and ``drained`` (v1beta1 DrainingSucceeded)
+    say, with a node drain timeout when ``timeout``."""
+    machine = objs.machine(version, deleting=deleting, phase="Deleting" if deleting else "Running")
+    if started:
+        machine["status"]["deletion"] = {"nodeDrainStartTime": objs.NOW_TEXT}
+    if timeout:
+        machine["spec"].update({"deletion": {"nodeDrainTimeoutSeconds": 60}} if version == "v1beta2" else {"nodeDrainTimeout": "60s"})
+    cond = {"type": "Deleting", "status": "True", "reason": reason, "message": "", "lastTransitionTime": objs.NOW_TEXT}
+    legacy = [{"type": "DrainingSucceeded", "status": "True" if drained else "False", "reason": "" if drained else "Draining",
+               "lastTransitionTime": objs.NOW_TEXT}] if drained is not None else []
+    if version == "v1beta1":
+        machine["status"]["v1beta2"]["conditions"].append(cond)
+        machine["status"]["conditions"] += legacy
+    else:
+        machine["status"]["conditions"].append(cond)
+        machine["status"]["deprecated"] = {"v1beta1": {"conditions": legacy}}
+    return views.machine_view(machine)
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_drain_phase_reads_the_deleting_reason_and_drainingsucceeded(version):
+    assert drains.drain_phase(_machine(version, drained=False)) == drains.DRAINING
+    assert drains.drain_phase(_machine(version, reason="WaitingForVolumeDetach", drained=True)) == drains.DRAINED
+    # past the drain without DrainingSucceeded: CAPI skipped it when the node drain timeout passed
+    assert drains.drain_phase(_machine(version, reason="WaitingForInfrastructureDeletion", drained=False)) == drains.TIMED_OUT
+    # controls: no drain started, a pre-drain hook, no timeout to pass, not being deleted
+    assert drains.drain_phase(_machine(version, reason="WaitingForInfrastructureDeletion", started=False)) is None
+    assert drains.drain_phase(_machine(version, reason="WaitingForPreDrainHook")) is None
+    assert drains.drain_phase(_machine(version, reason="WaitingForInfrastructureDeletion", drained=False, timeout=False)) is None
+    assert drains.drain_phase(_machine(version, deleting=False)) is None
+
+
+REF = "machinedeployment/default/md-0"
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_a_machine_seen_draining_then_gone_timed_out_and_the_wave_goes_on_with_continue(version):
+    state = ws.new_state([REF], 0)
+    assert ws.note_machine(state, 10, REF, _machine(version, drained=False)) == []
+    lines = ws.note_machine(state, 70, REF, _machine(version, drained=False), gone=True)
+    assert state["drain_timeouts"] == [{"ref": REF, "machine": "md-0-abcde-x1y2z", "node": "node-1",
+                                        "at": ws.stamp(70)}]
+    assert len(lines) == 1 and "drain of Machine md-0-abcde-x1y2z (Node node-1) timed out" in lines[0]
+    assert "undrainable=continue" in lines[0] and state["phase"] == ws.ROLLOUT
+    # noticed once, even when seen again
+    assert ws.note_machine(state, 80, REF, _machine(version, reason="WaitingForInfrastructureDeletion", drained=False)) == []
+
+
+def test_a_drain_that_succeeded_is_no_timeout_and_undrainable_fail_fails_the_wait():
+    state = ws.new_state([REF], 0)
+    ws.note_machine(state, 10, REF, _machine(drained=False))
+    ws.note_machine(state, 20, REF, _machine(reason="WaitingForVolumeDetach", drained=True))
+    assert ws.note_machine(state, 30, REF, _machine(drained=True), gone=True) == []
+    assert state.get("drain_timeouts", []) == [] and state["phase"] == ws.ROLLOUT
+    # a drain that went past without success, with undrainable=fail: the wait fails naming the Machine
+    failing = ws.new_state([REF], 0)
+    ws.note_machine(failing, 40, REF, _machine(reason="WaitingForInfrastructureDeletion", drained=False), undrainable="fail")
+    assert (failing["phase"], failing["reason"], failing["failed_refs"]) == (ws.FAILED, ws.DRAIN_TIMED_OUT, [REF])
+    assert "md-0-abcde-x1y2z" in failing["message"] and ws.HINTS[ws.DRAIN_TIMED_OUT]

@@ -327,6 +327,7 @@ PLAYBOOK_CASES = [
     ({"in_place": "yes"}, ("in_place must be one of replace, allow", "'yes'")),
     ({"on_delete": "delete"}, ("on_delete must be one of skip, replace", "'delete'")),
     ({"on_delete_max_unavailable": "0"}, ("on_delete_max_unavailable must be a whole number from 1 to 10000", "'0'")),
+    ({"undrainable": "skip"}, ("undrainable must be one of continue, fail", "'skip'")),
     ({"drain_timeout": "15m"}, ("drain_timeout must be a whole number from 1 to 86400", "'15m'")),
     ({"not_before": "tonight"}, ("not_before: 'tonight' is not an RFC 3339 time",)),
     ({"not_before": "2026-02-30T22:00:00Z"}, ("not_before: '2026-02-30T22:00:00Z' is not an RFC 3339 time",)),

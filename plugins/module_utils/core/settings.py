@@ -120,7 +120,7 @@ PLAYBOOK_VARIABLES = {
     "allow_empty": "bool", "sliced": "bool",
     "on_blocked": "choice:fail|skip", "field_owners": "choice:refuse|warn|ignore", "in_place": "choice:replace|allow",
     "on_delete": "choice:skip|replace", "on_delete_max_unavailable": "bound:on_delete_max_unavailable",
-    "drain_timeout": "bound:drain_timeout",
+    "drain_timeout": "bound:drain_timeout", "undrainable": "choice:continue|fail",
     "not_before": "time", "not_after": "time",
     "max_in_flight": "bound:max_in_flight", "batch_size": "bound:batch_size",
     "failure_budget_percent": "bound:failure_budget_percent",

@@ -187,10 +187,12 @@ options:
     description:
       - Seconds set as the node drain timeout of each MachineDeployment this task changes (1-86400; v1beta1
         C(spec.template.spec.nodeDrainTimeout), v1beta2 C(spec.template.spec.deletion.nodeDrainTimeoutSeconds)), in
-        the same patch as the switch or restart: after it, CAPI deletes a Machine whose drain is not done (a
-        PodDisruptionBudget that never allows the eviction). An in-place field: it reaches the Machines without a
-        rollout, and it is written while the current MachineSet is still the newest, because a MachineDeployment
-        passes it only to its newest MachineSet on CAPI v1.10/v1.11 (to every one from v1.12).
+        the same patch as the switch or restart. After it, CAPI deletes a Machine whose drain is not done (a
+        PodDisruptionBudget that never allows the eviction). An in-place field, so it reaches the Machines without a
+        rollout. A MachineDeployment passes it to its newest MachineSet only on CAPI v1.10/v1.11 (to every one from
+        v1.12), so M(capi.rollout.capi_rollout_wait) with
+        O(capi.rollout.capi_rollout_wait#module:restore_drain_timeout=true) gives it to the older MachineSets that
+        still have Machines.
       - The value the field had is recorded on the object (annotation C(rollout.capi-rollout.dev/drain-timeout)), kept
         by later writes of the same kind, and put back by M(capi.rollout.capi_rollout_wait) with
         O(capi.rollout.capi_rollout_wait#module:restore_drain_timeout=true).

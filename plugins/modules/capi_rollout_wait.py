@@ -178,6 +178,10 @@ options:
     choices: [fail, continue]
   restore_drain_timeout:
     description:
+      - As each call starts, give the node drain timeout that M(capi.rollout.capi_rollout_restart) set to the older
+        MachineSets of the MachineDeployment that still have Machines, which CAPI v1.10/v1.11 leave out (they pass
+        in-place fields to the newest MachineSet only); one more list of MachineSets per namespace, only when an
+        object carries the record.
       - When the wait has ended (succeeded or failed), put back the node drain timeout that
         M(capi.rollout.capi_rollout_restart) set with its O(capi.rollout.capi_rollout_restart#module:drain_timeout) on
         the MachineDeployments among O(objects), to the value recorded on each (annotation

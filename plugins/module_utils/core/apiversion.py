@@ -80,8 +80,10 @@ _SPEC_FIELDS = {
     (KUBEADM_CONTROL_PLANE, V1BETA2): dict(
         _KCP_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy",
         infrastructure_ref="spec.machineTemplate.spec.infrastructureRef"),
-    (MACHINE_SET, V1BETA1): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
-    (MACHINE_SET, V1BETA2): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
+    (MACHINE_SET, V1BETA1): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None,
+                                 node_drain_timeout="spec.template.spec.nodeDrainTimeout"),
+    (MACHINE_SET, V1BETA2): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None,
+                                 node_drain_timeout="spec.template.spec.deletion.nodeDrainTimeoutSeconds"),
 }
 # A MachineHealthCheck: what it covers and when it may remediate (v1beta1 maxUnhealthy / unhealthyRange; v1beta2
 # spec.remediation.triggerIf, api/core/v1beta2/machinehealthcheck_types.go at v1.14.0).

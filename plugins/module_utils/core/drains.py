@@ -16,6 +16,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 
 DELETING = "Deleting"
 _BUDGET = "disruption budget"
@@ -126,6 +127,29 @@ def set_drain_timeout(obj, kind, version, seconds, rollout_id, changes):
     annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
     changes.record(annotation, paths.get_path(obj, annotation),
                    json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
+
+
+def carry_to_machine_sets(md, version, machine_sets):
+    """[(MachineSet, ChangeSet)]: the MachineSets of MachineDeployment ``md`` (with a recorded drain timeout) that still
+    have Machines and lack its node drain timeout, each with the change that gives it. CAPI v1.10/v1.11 pass an MD's
+    in-place fields to its newest MachineSet only (getNewMachineSet, v1.10.10 machinedeployment_sync.go), so the older
+    ones, whose Machines drain during the rollout, would keep draining for ever; a MachineSet passes the field on to its
+    Machines, the ones being deleted included (syncMachines, v1.10.10 internal/controllers/machineset/
+    machineset_controller.go). From v1.12 the MD controller syncs every MachineSet itself (computeDesiredOldMS,
+    v1.12.3 machinedeployment_rollout_planner.go) and this finds nothing to change."""
+    if recorded(md) is None:
+        return []
+    wanted = paths.get_path(md, apiversion.spec_path(apiversion.MACHINE_DEPLOYMENT, version, "node_drain_timeout"))
+    path = apiversion.spec_path(apiversion.MACHINE_SET, version, "node_drain_timeout")
+    name = paths.get_path(md, "metadata.name")
+    out = []
+    for ms in machine_sets:
+        owned = paths.get_path(ms, ("metadata", "labels", keys.DEPLOYMENT_NAME_LABEL)) == name
+        has_machines = (paths.get_path(ms, "spec.replicas") or 0) > 0 or (paths.get_path(ms, "status.replicas") or 0) > 0
+        changes = ChangeSet()
+        if owned and has_machines and changes.record(path, paths.get_path(ms, path), wanted):
+            out.append((ms, changes))
+    return out
 
 
 def restore_drain_timeout(obj, kind, version, changes):

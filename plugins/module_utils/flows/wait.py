@@ -156,6 +156,39 @@ def replace_on_delete(run, objects, max_unavailable):
     return deleted
 
 
+def carry_drain_timeouts(run, objects):
+    """Give the older MachineSets of the MachineDeployments among ``objects`` that carry a drain timeout record the
+    MD's node drain timeout (core.drains.carry_to_machine_sets: CAPI v1.10/v1.11 pass it to the newest only), before
+    this call of the wait watches them: one LIST of MachineDeployments and, when one has a record, of MachineSets per
+    namespace; one PATCH per MachineSet that lacks it (a conflict leaves it to the next call)."""
+    names_of = {}
+    for kind, namespace, name, _ref in objects:
+        if kind == apiversion.MACHINE_DEPLOYMENT:
+            names_of.setdefault(namespace, set()).add(name)
+    for namespace, names in sorted(names_of.items()):
+        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+                                                           "names": sorted(names)}, require_match=False)
+        recorded = [md for md in selected.objects if drains.recorded(md) is not None]
+        if not recorded:
+            continue
+        machine_sets, version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
+        for md in recorded:
+            for ms, changes in drains.carry_to_machine_sets(md, selected.version, machine_sets):
+                meta = ms["metadata"]
+                ref = make_ref(apiversion.MACHINE_SET, namespace, meta["name"])
+                path = targets.path_of(apiversion.MACHINE_SET, apiversion.api_version_string(apiversion.MACHINE_SET, version),
+                                       namespace, meta["name"])
+                try:
+                    run.api.patch_json(path, patches.json_patch(ms, changes, None))
+                except ApiError as err:
+                    if is_write_conflict(err):
+                        continue
+                    raise api_error(err, ref=ref, verb="patch", resource=apiversion.resource(apiversion.MACHINE_SET, version),
+                                    namespace=namespace, host=run.api.host)
+                run.progress.append(f"{ref}: node drain timeout {changes.changes()[0]['after']} as its MachineDeployment's, "
+                                    "for its Machines that drain during the rollout")
+
+
 def _restore_one(run, selected, obj):
     """PATCH back the node drain timeout recorded on ``obj`` (core.drains.restore_drain_timeout), re-read and re-planned
     on a conflict; None when it has no record. Returns {ref, drain_timeout} as read back from the cluster."""
@@ -291,6 +324,8 @@ def run_wait(module):
         if renewed:
             locks.renew(run, params["lease"])
         deleted = replace_on_delete(run, objects, params["on_delete_max_unavailable"]) if params.get("on_delete") == "replace" else []
+        if params.get("restore_drain_timeout"):
+            carry_drain_timeouts(run, objects)
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
                                           finished_call=True, tracking={}, lease_renewals=renewed, deleted=[],

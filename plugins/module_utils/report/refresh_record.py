@@ -253,12 +253,16 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         gone_at = wait.get("ended") or wait.get("server_time") or now
         changes[ref] = {"result": "deleted", "finished": gone_at,
                         "failure_reason": f"{phrase}: {objects[ref]['ref']} no longer exists (seen gone at {gone_at})"}
+    drained = _drain_timeouts(wait)
     for ref in failed_refs:
         if ref in deleted:
             continue
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
         cause = _cause(resource, msg)
+        if reason == "drain_timed_out" and drained.get(ref):
+            cause = "; ".join(f"Machine {m['machine']}" + (f" (Node {m['node']})" if m.get("node") else "") + f": {m['reason']}"
+                              for m in drained[ref])
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
         changes[ref] = {"result": "failed", "finished": wait.get("ended", now),
                         "failure_reason": f"{phrase}: {cause}{machine_text}", "stuck_machines": machines,
@@ -269,7 +273,7 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
             resource = resources.get(ref, {})
             changes[ref] = {"result": "succeeded" if resource.get("done") else "running", "finished": resource.get("done_at"),
                             "after": resource.get("template") or objects[ref].get("after")}
-    for ref, machines in _drain_timeouts(wait).items():
+    for ref, machines in drained.items():
         if ref in changes:
             changes[ref]["drain_timeouts"] = machines
     objects = _apply(objects, changes)

@@ -190,3 +190,19 @@ def test_a_drain_that_succeeded_is_no_timeout_and_undrainable_fail_fails_the_wai
     ws.note_machine(failing, 40, REF, _machine(reason="WaitingForInfrastructureDeletion", drained=False), undrainable="fail")
     assert (failing["phase"], failing["reason"], failing["failed_refs"]) == (ws.FAILED, ws.DRAIN_TIMED_OUT, [REF])
     assert "md-0-abcde-x1y2z" in failing["message"] and ws.HINTS[ws.DRAIN_TIMED_OUT]
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_the_older_machine_sets_with_machines_get_the_drain_timeout_set_for_the_wave(version):
+    md, _changes = _set(objs.machine_deployment(version), version)
+    old = objs.machine_set(version, suffix="old", replicas=1)
+    emptied = objs.machine_set(version, suffix="gone", replicas=0)
+    emptied["status"]["replicas"] = 0
+    synced = objs.machine_set(version, suffix="new", replicas=1)
+    paths.set_path(synced, DRAIN_FIELD[version], WRITTEN[version])
+    other = objs.machine_set(version, md_name="md-1", suffix="x", replicas=1)
+    carried = drains.carry_to_machine_sets(md, version, [old, emptied, synced, other])
+    assert [ms["metadata"]["name"] for ms, _c in carried] == [old["metadata"]["name"]]
+    assert _drain_field(objs.apply_merge_patch(old, carried[0][1].merge_patch()), version) == WRITTEN[version]
+    # control: an MD without the record (drain_timeout not used) has nothing carried
+    assert drains.carry_to_machine_sets(objs.machine_deployment(version), version, [old]) == []

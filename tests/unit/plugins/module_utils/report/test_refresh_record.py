@@ -422,6 +422,7 @@ def test_the_machines_whose_drain_timed_out_are_named_on_their_object_in_the_rep
             "resources": [resource(a, done=False, message="a is rolling out"), resource(b)]}
     failed = failed_wave([a, b], wait)
     rec = failed["objects"][a["ref"]]
-    assert rec["failure_reason"].startswith("the drain of a Machine timed out (undrainable=fail)")
+    assert rec["failure_reason"].startswith("the drain of a Machine timed out (undrainable=fail): Machine a-x1 (Node a-x1): "
+                                            "drain timed out")
     assert rec["drain_timeouts"][0]["machine"] == "a-x1"
     assert "undrainable=continue" in failed["status"]["next_step"]

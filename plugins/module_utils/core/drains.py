@@ -159,7 +159,14 @@ def restore_drain_timeout(obj, kind, version, changes):
     path = apiversion.spec_path(kind, version, "node_drain_timeout")
     if found is None or path is None:
         return None
-    changes.record(path, paths.get_path(obj, path), found["before"])
+    keys_of = paths.split_path(path)
+    parent = paths.get_path(obj, keys_of[:-1]) or {}
+    if found["before"] is None and not [key for key in parent if key != keys_of[-1]]:
+        # the v1beta2 deletion struct must not be left empty (MachineDeletionSpec MinProperties=1,
+        # api/core/v1beta2/machine_types.go v1.14.0)
+        changes.record(keys_of[:-1], paths.get_path(obj, keys_of[:-1]), None)
+    else:
+        changes.record(path, paths.get_path(obj, path), found["before"])
     annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
     changes.record(annotation, paths.get_path(obj, annotation), None)
     return found

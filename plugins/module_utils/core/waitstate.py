@@ -91,6 +91,10 @@ class WaitState(TypedDict):
     soak_finished: Optional[float]
     ended: Optional[float]
     failed_refs: List[str]
+    # the drains followed (note_machine): Machines seen draining ("namespace/name" -> {ref, node}), and those whose
+    # drain timed out ({ref, machine, node, at})
+    draining: Dict[str, Dict[str, Any]]
+    drain_timeouts: List[Dict[str, Any]]
 
 
 class _SnapshotRequired(TypedDict):
@@ -251,7 +255,7 @@ def new_state(refs: List[str], now: float) -> WaitState:
     """The state before the first observation of ``refs`` (``kind/namespace/name`` strings) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
             "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
-            "soak_finished": None, "ended": None, "failed_refs": []}
+            "soak_finished": None, "ended": None, "failed_refs": [], "draining": {}, "drain_timeouts": []}
 
 
 def _emit(lines, now, text):
@@ -290,7 +294,7 @@ def note_machine(state: WaitState, now: float, owner_ref: str, machine: Dict[str
         return lines
     seen = draining.pop(key, None)
     if phase == drains.TIMED_OUT or (gone and seen is not None):
-        recorded = {(e["ref"], e["machine"]) for e in state.get("drain_timeouts", [])}
+        recorded = {(e["ref"], e["machine"]) for e in state.setdefault("drain_timeouts", [])}
         if (owner_ref, machine.get("name")) not in recorded:
             _drain_timed_out(state, now, {"ref": owner_ref, "machine": machine.get("name"),
                                           "node": machine.get("node") or (seen or {}).get("node"), "at": stamp(now)},

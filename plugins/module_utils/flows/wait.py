@@ -91,16 +91,28 @@ def read_groups(run, objects, known=False):
     return groups
 
 
-def drain_groups(run, objects):
-    """The client.waiter groups of the Machines of the MachineDeployments among ``objects`` (for ``undrainable``): one
-    LIST per namespace by their deployment-name label, watched from its resourceVersion."""
+def _deployment_names(objects):
+    """{namespace: sorted names} of the MachineDeployments among ``objects``, by namespace."""
     names_of = {}
     for kind, namespace, name, _ref in objects:
         if kind == apiversion.MACHINE_DEPLOYMENT:
             names_of.setdefault(namespace, set()).add(name)
+    return {namespace: sorted(names) for namespace, names in sorted(names_of.items())}
+
+
+def _deployments(run, objects):
+    """The client.targets selection of the MachineDeployments among ``objects``, one LIST per namespace."""
+    for namespace, names in _deployment_names(objects).items():
+        yield targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+                                                      "names": names}, require_match=False)
+
+
+def drain_groups(run, objects):
+    """The client.waiter groups of the Machines of the MachineDeployments among ``objects`` (for ``undrainable``): one
+    LIST per namespace by their deployment-name label, watched from its resourceVersion."""
     groups = []
-    for namespace, names in sorted(names_of.items()):
-        selector = f"{keys.DEPLOYMENT_NAME_LABEL} in ({','.join(sorted(names))})"
+    for namespace, names in _deployment_names(objects).items():
+        selector = f"{keys.DEPLOYMENT_NAME_LABEL} in ({','.join(names)})"
         items, version, list_rv = targets.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace,
                                                        label_selector=selector)
         res = apiversion.resource(apiversion.MACHINE, version)
@@ -130,13 +142,8 @@ def replace_on_delete(run, objects, max_unavailable):
     at most ``max_unavailable`` unavailable per pool), before this call of the wait watches them: CAPI then replaces
     them. One LIST of MachineDeployments, MachineSets and Machines per namespace. Returns [{ref, machine, node}]."""
     deleted = []
-    names_of = {}
-    for kind, namespace, name, _ref in objects:
-        if kind == apiversion.MACHINE_DEPLOYMENT:
-            names_of.setdefault(namespace, set()).add(name)
-    for namespace, names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
-                                                           "names": sorted(names)}, require_match=False)
+    for selected in _deployments(run, objects):
+        namespace = selected.namespace
         pools = [md for md in selected.objects if ondelete.is_on_delete(md, api_version=selected.version)]
         if not pools:
             continue
@@ -161,13 +168,8 @@ def carry_drain_timeouts(run, objects):
     MD's node drain timeout (core.drains.carry_to_machine_sets: CAPI v1.10/v1.11 pass it to the newest only), before
     this call of the wait watches them: one LIST of MachineDeployments and, when one has a record, of MachineSets per
     namespace; one PATCH per MachineSet that lacks it (a conflict leaves it to the next call)."""
-    names_of = {}
-    for kind, namespace, name, _ref in objects:
-        if kind == apiversion.MACHINE_DEPLOYMENT:
-            names_of.setdefault(namespace, set()).add(name)
-    for namespace, names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
-                                                           "names": sorted(names)}, require_match=False)
+    for selected in _deployments(run, objects):
+        namespace = selected.namespace
         recorded = [md for md in selected.objects if drains.recorded(md) is not None]
         if not recorded:
             continue
@@ -216,13 +218,7 @@ def restore_drain_timeouts(run, objects):
     MachineDeployments among ``objects`` that carry its record: one LIST per namespace, one PATCH per record (fieldManager
     and dry run as every write). Returns [{ref, drain_timeout}] (the value read back, None: unset)."""
     restored = []
-    names_of = {}
-    for kind, namespace, name, _ref in objects:
-        if kind == apiversion.MACHINE_DEPLOYMENT:
-            names_of.setdefault(namespace, set()).add(name)
-    for namespace, names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
-                                                           "names": sorted(names)}, require_match=False)
+    for selected in _deployments(run, objects):
         for obj in selected.objects:
             if drains.recorded(obj) is None:
                 continue

@@ -80,3 +80,22 @@ def test_undrainable_fail_fails_the_wave_on_the_machine_whose_drain_timed_out_an
     # the old Machine was deleted all the same: the pool finishes its rollout (left complete for nothing else here)
     done = capi.run("capi_rollout_info", name=MD, namespace=NS, wait=True, wait_timeout=120)
     assert not done.failed, done.get("msg")
+
+
+def test_a_record_left_by_a_killed_run_is_put_back_by_the_next_run_and_carries_the_timeout_meanwhile(pool, tmp_path):
+    capi = pool
+    # what a run killed during its wave leaves: the pool's node drain timeout set (1 s), and the record of the value
+    # before (unset); the next run is given no drain_timeout
+    timeout = {"deletion": {"nodeDrainTimeoutSeconds": 1}} if capi.version == "v1beta2" else {"nodeDrainTimeout": "1s"}
+    capi.admin.patch_merge(capi.path("MachineDeployment", NS, MD), {
+        "metadata": {"annotations": {RECORD: '{"before":null,"id":"dt-killed"}'}},
+        "spec": {"template": {"spec": timeout}}})
+    (old,) = capi.machines(f"cluster.x-k8s.io/deployment-name={MD}", NS)
+    extra = settings(capi, "dt-next")
+    del extra["drain_timeout"]
+    run = run_playbook(capi.fleet.inventory, "hardware_refresh.yml", extra, tmp_path, limit=capi.host)
+    assert run.rc == 0, run.explain()
+    # the blocked drain ended by the recorded timeout (on v1.10 the wait gave it to the old MachineSet), and the pool's
+    # own value (unset) is back, the record gone
+    assert [m["machine"] for m in run.obj(capi.host, MD)["drain_timeouts"]] == [old]
+    assert drain_timeout_of(capi) == (None, None)

@@ -106,7 +106,7 @@ class ActionModule(ActionBase):
         out["api_requests"] = requests
         out["lease_renewals"] = renewals
         out["deleted"] = deleted
-        out["changed"] = bool(deleted)
+        out["changed"] = bool(deleted) or bool(out.get("drain_timeouts_restored"))
         out.pop("tracking", None)
         out["tracking"] = {}
         result.update(out)

@@ -158,7 +158,7 @@ def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches
     if step == "switched":
         return refresh_record.switched(objects, wave_objects, switches, bool(restart), now, wave_started=started)
     if step == "rolled_out":
-        return refresh_record.rolled_out(objects, resources)
+        return refresh_record.rolled_out(objects, resources, wait=wait)
     if step == "wave_failed":
         return refresh_record.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
                                           now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),

@@ -187,6 +187,22 @@ options:
     type: str
     choices: [replace, allow]
     default: replace
+  drain_timeout:
+    description:
+      - Seconds set as the node drain timeout of each MachineDeployment this task changes (1-86400; v1beta1
+        C(spec.template.spec.nodeDrainTimeout), v1beta2 C(spec.template.spec.deletion.nodeDrainTimeoutSeconds)), in
+        the same patch as the switch or restart. After it, CAPI deletes a Machine whose drain is not done (a
+        PodDisruptionBudget that never allows the eviction). An in-place field, so it reaches the Machines without a
+        rollout. A MachineDeployment passes it to its newest MachineSet only on CAPI v1.10/v1.11 (to every one from
+        v1.12), so M(capi.rollout.capi_rollout_wait) with
+        O(capi.rollout.capi_rollout_wait#module:restore_drain_timeout=true) gives it to the older MachineSets that
+        still have Machines.
+      - The value the field had is recorded on the object (annotation C(rollout.capi-rollout.dev/drain-timeout)), kept
+        by later writes of the same kind, and put back by M(capi.rollout.capi_rollout_wait) with
+        O(capi.rollout.capi_rollout_wait#module:restore_drain_timeout=true).
+      - Not set on a MachineDeployment a Cluster topology manages (a warning says so), nor on control planes.
+      - Unset (the default) leaves the field as it is.
+    type: int
   rollout_id:
     description:
       - Identifier of this rollout, for example a change ticket (1-128 letters, digits, C(.), C(_), C(:), C(/) or C(-),
@@ -533,6 +549,7 @@ def main():
             infrastructure_ref={"type": "dict", "options": args.INFRASTRUCTURE_REF_OPTIONS},
             switches=args.SWITCHES_ARG_SPEC,
             in_place={"type": "str", "choices": ["replace", "allow"], "default": "replace"},
+            drain_timeout={"type": "int"},
             rollout_id={"type": "str"},
             reason={"type": "str"},
             history_limit={"type": "int", "default": 10},

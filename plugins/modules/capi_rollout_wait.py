@@ -162,6 +162,35 @@ options:
         by a ready one) at a time. CAPI's OnDelete strategy has no C(maxUnavailable) of its own. From V(1) to V(10000).
     type: int
     default: 1
+  undrainable:
+    description:
+      - Follow the drains of the Machines of the MachineDeployments among O(objects) (one more list and watch per
+        namespace), and say what a drain that timed out does - CAPI deletes a Machine whose drain has not finished
+        when its node drain timeout has passed (v1beta1 C(nodeDrainTimeout), v1beta2
+        C(deletion.nodeDrainTimeoutSeconds)), with its remaining Pods not evicted. Such a drain leaves no lasting
+        trace, so the wait notices it while watching - a Machine seen draining that is deleted, or goes on, without
+        C(DrainingSucceeded) - and names it in RV(drain_timeouts) and a progress line.
+      - V(fail) fails the wait (reason C(drain_timed_out)); V(continue) lets the rollout go on.
+      - Unset (the default), the Machines are not watched. Between two calls of the module a drain is followed from
+        the Machines listed again, so one that succeeded and was deleted in that moment is taken for one that timed
+        out only if it was last seen draining.
+    type: str
+    choices: [fail, continue]
+  restore_drain_timeout:
+    description:
+      - As each call starts, give the node drain timeout that M(capi.rollout.capi_rollout_restart) set to the older
+        MachineSets of the MachineDeployment that still have Machines, which CAPI v1.10/v1.11 leave out (they pass
+        in-place fields to the newest MachineSet only); one more list of MachineSets per namespace, only when an
+        object carries the record.
+      - When the wait has ended (succeeded or failed), put back the node drain timeout that
+        M(capi.rollout.capi_rollout_restart) set with its O(capi.rollout.capi_rollout_restart#module:drain_timeout) on
+        the MachineDeployments among O(objects), to the value recorded on each (annotation
+        C(rollout.capi-rollout.dev/drain-timeout); unset when it was unset), and remove the record. One list per
+        namespace and one patch per recorded object (C(fieldManager=capi-rollout); a server-side dry run in check
+        mode). Each one is a progress line and an entry of RV(drain_timeouts_restored). A wait started again after a
+        kill puts it back the same way.
+    type: bool
+    default: false
   progress_verbosity:
     description:
       - Print the progress lines while waiting when Ansible runs with at least this many C(-v). V(0) prints them
@@ -239,6 +268,24 @@ deleted:
   type: list
   elements: dict
   sample: [{ref: machinedeployment/default/edge-md-0, machine: edge-md-0-x7k2p-abcde, node: edge-md-0-x7k2p-abcde}]
+drain_timeouts:
+  description:
+    - With O(undrainable), each Machine whose drain timed out - C(ref) (its MachineDeployment), C(machine), C(node)
+      and C(at) (when the wait noticed it).
+  returned: when the objects were watched
+  type: list
+  elements: dict
+  sample: [{ref: machinedeployment/team-drain/wdr-md-0, machine: wdr-md-0-x7k2p-abcde, node: wdr-md-0-x7k2p-abcde,
+            at: "2026-03-01T12:10:00Z"}]
+drain_timeouts_restored:
+  description:
+    - With O(restore_drain_timeout=true), the MachineDeployments whose node drain timeout was put back - C(ref) and
+      C(drain_timeout), the field's value read back from the cluster (C(null) - unset; v1beta1 a duration such as
+      C(300s), v1beta2 seconds).
+  returned: when the wait ended and O(restore_drain_timeout=true)
+  type: list
+  elements: dict
+  sample: [{ref: machinedeployment/default/md-0, drain_timeout: null}]
 phase:
   description: V(succeeded), or V(failed) (with RV(reason)).
   returned: always
@@ -432,6 +479,8 @@ def main():
             progress_verbosity={"type": "int", "default": 0},
             on_delete={"type": "str", "choices": ["wait", "replace"], "default": "wait"},
             on_delete_max_unavailable={"type": "int", "default": 1},
+            undrainable={"type": "str", "choices": ["fail", "continue"]},
+            restore_drain_timeout={"type": "bool", "default": False},
             lease={"type": "dict", "options": args.LEASE_ARG_SPEC},
             tracking={"type": "dict"},
             time_left={"type": "float"},

@@ -231,6 +231,8 @@ class Waiter(object):
     {(namespace, kind, name)}; ``expected`` {ref: {kind, name}} the infrastructure templates objects must stay on;
     ``holds`` {ref: {overrides, template}} the topology changes objects a Cluster topology manages must stay on
     (core.waitstate.hold_topology), read with ``topology_reads`` (TopologyReads);
+    ``drain_groups`` the Machines of the MachineDeployments waited for (one Group per namespace, watched alongside):
+    their drains are followed with core.waitstate.note_machine, ``undrainable`` saying what a timed-out one does;
     ``state`` a waitstate
     carried over from an earlier call. ``clock`` is the caller's (epoch seconds: timeouts, soak);
     ``now`` the API server's (datetime: triggers).
@@ -238,7 +240,8 @@ class Waiter(object):
 
     def __init__(self, api, groups, wait_timeout, stall_timeout, soak_seconds=0, poll_interval=10,
                  machine_sets_lister=None, machines_lister=None, expected=None, state=None,
-                 clock=time.time, now=None, sleep=time.sleep, templates_lister=None, holds=None, topology_reads=None):
+                 clock=time.time, now=None, sleep=time.sleep, templates_lister=None, holds=None, topology_reads=None,
+                 drain_groups=None, undrainable="continue"):
         self.api = api
         self.groups = groups
         self.wait_timeout = wait_timeout
@@ -254,7 +257,9 @@ class Waiter(object):
         self.now = now or api.server_now
         self.refs = [group.ref(name) for group in groups for name in group.names]
         self.state = state or ws.new_state(self.refs, clock())
-        self.streams = [Stream(api, group, sleep=sleep) for group in groups]
+        self.drain_groups = list(drain_groups or [])
+        self.undrainable = undrainable
+        self.streams = [Stream(api, group, sleep=sleep) for group in groups + self.drain_groups]
         self.feed = Feed(self.streams, max(poll_interval, 1))
         self.progress = []
         self.snapshots = {}
@@ -263,6 +268,8 @@ class Waiter(object):
         self._listed_rv = {}  # namespace -> resourceVersion of its last MachineSet list
         self.stuck = {}  # ref -> {lines, machines} of the objects a failed wait names
         self._held_templates = {}  # (namespace, kind, name) -> template, of the objects of ``holds``
+        for group in self.drain_groups:
+            self._note_listed(group, list(group.objects.values()))
 
     @property
     def finished(self):
@@ -271,6 +278,32 @@ class Waiter(object):
     @property
     def watches(self):
         return sum(stream.opened for stream in self.streams)
+
+    # ----- drains -----
+    def _note(self, group, obj, gone=False):
+        view = views.machine_view(obj, api_version=group.version)
+        if not view.get("deployment_name"):
+            return
+        owner_ref = make_ref(apiversion.MACHINE_DEPLOYMENT, group.namespace, view["deployment_name"])
+        self.progress.extend(ws.note_machine(self.state, self.clock(), owner_ref, view, gone=gone,
+                                             undrainable=self.undrainable))
+
+    def _note_listed(self, group, items):
+        """The Machines of a list: each one noted, and a drain followed before that is not among them is gone."""
+        listed = {_name(item) for item in items}
+        for item in items:
+            self._note(group, item)
+        for key, entry in sorted((self.state.get("draining") or {}).items()):
+            namespace, _sep, name = key.partition("/")
+            if namespace == group.namespace and name not in listed:
+                self._note(group, {"metadata": {"name": name, "namespace": namespace, "labels": {
+                    keys.DEPLOYMENT_NAME_LABEL: entry["ref"].rpartition("/")[2]}}}, gone=True)
+
+    def _note_drain_event(self, group, event_type, obj):
+        if event_type == RELISTED:
+            self._note_listed(group, obj.get("items") or [])
+        elif event_type in ("ADDED", "MODIFIED", "DELETED"):
+            self._note(group, obj, gone=event_type == "DELETED")
 
     # ----- deciding -----
     def _machine_sets_for(self, group, obj, status):
@@ -446,7 +479,9 @@ class Waiter(object):
             events = self.feed.events(seconds)
             try:
                 for group, event_type, obj in events:
-                    if group.apply(event_type, obj):
+                    if group.kind == apiversion.MACHINE:
+                        self._note_drain_event(group, event_type, obj)
+                    elif group.apply(event_type, obj):
                         self.observe()
                     if self.finished or (call_deadline is not None and len(self.progress) > start):
                         break

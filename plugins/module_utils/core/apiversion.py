@@ -68,16 +68,22 @@ _KCP_COMMON = {
     "failure_domain": None,
 }
 _SPEC_FIELDS = {
-    (MACHINE_DEPLOYMENT, V1BETA1): dict(_MD_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.strategy"),
-    (MACHINE_DEPLOYMENT, V1BETA2): dict(_MD_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy"),
+    # node_drain_timeout: MachineSpec NodeDrainTimeout (v1beta1, a duration; api/v1beta1/machine_types.go v1.10.10) or
+    # deletion.nodeDrainTimeoutSeconds (v1beta2; api/core/v1beta2/machine_types.go v1.14.0), an in-place field
+    (MACHINE_DEPLOYMENT, V1BETA1): dict(_MD_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.strategy",
+                                        node_drain_timeout="spec.template.spec.nodeDrainTimeout"),
+    (MACHINE_DEPLOYMENT, V1BETA2): dict(_MD_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy",
+                                        node_drain_timeout="spec.template.spec.deletion.nodeDrainTimeoutSeconds"),
     (KUBEADM_CONTROL_PLANE, V1BETA1): dict(
         _KCP_COMMON, rollout_after="spec.rolloutAfter", strategy="spec.rolloutStrategy",
         infrastructure_ref="spec.machineTemplate.infrastructureRef"),
     (KUBEADM_CONTROL_PLANE, V1BETA2): dict(
         _KCP_COMMON, rollout_after="spec.rollout.after", strategy="spec.rollout.strategy",
         infrastructure_ref="spec.machineTemplate.spec.infrastructureRef"),
-    (MACHINE_SET, V1BETA1): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
-    (MACHINE_SET, V1BETA2): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None),
+    (MACHINE_SET, V1BETA1): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None,
+                                 node_drain_timeout="spec.template.spec.nodeDrainTimeout"),
+    (MACHINE_SET, V1BETA2): dict(_MD_COMMON, paused=None, rollout_after=None, strategy=None,
+                                 node_drain_timeout="spec.template.spec.deletion.nodeDrainTimeoutSeconds"),
 }
 # A MachineHealthCheck: what it covers and when it may remediate (v1beta1 maxUnhealthy / unhealthyRange; v1beta2
 # spec.remediation.triggerIf, api/core/v1beta2/machinehealthcheck_types.go at v1.14.0).

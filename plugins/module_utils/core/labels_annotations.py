@@ -53,6 +53,10 @@ LAST_ROLLOUT_ANNOTATION = "rollout.capi-rollout.dev/last"
 # entry per template change it made (core/history.py, docs/history-and-undo.md). Same reasoning:
 # metadata.annotations, never spec.template.
 HISTORY_ANNOTATION = "rollout.capi-rollout.dev/history"
+# On an MD whose node drain timeout a refresh set for its wave (core/drains.py): compact JSON {id, before}, the
+# refresh id and the value the field had before (null: unset), so the wave's end, a failure, an undo or a re-run
+# after a kill puts it back.
+DRAIN_TIMEOUT_ANNOTATION = "rollout.capi-rollout.dev/drain-timeout"
 # On a template cloned by this collection (core/template_clone.py): where it came from
 # (``<kind>/<source name>``) and the hash of its merged spec (which the name ends in).
 CLONED_FROM_ANNOTATION = "rollout.capi-rollout.dev/cloned-from"

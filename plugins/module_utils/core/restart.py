@@ -18,6 +18,7 @@ import datetime
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import diff as diffs
+from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -324,8 +325,20 @@ def _relied_on(read, owner):
 IN_PLACE_CHOICES = ("replace", "allow")
 
 
+def _drain_timeout(read, cluster, seconds, rollout_id, changes):
+    """Set the MD's node drain timeout ``seconds`` for the rollout in ``changes`` (core.drains); a warning instead when
+    a Cluster topology owns the field (it would write it back)."""
+    if seconds is None or read.kind != apiversion.MACHINE_DEPLOYMENT:
+        return []
+    if topologies.manages(read.obj, cluster):
+        return [f"drain_timeout={seconds}s not set: the Cluster topology owns the node drain timeout of this "
+                "MachineDeployment; set it in the Cluster's topology if it needs one"]
+    drains.set_drain_timeout(read.obj, read.kind, read.version, seconds, rollout_id, changes)
+    return []
+
+
 def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, recording=None, observed=None,
-                 topology_rollout=False, in_place="replace"):
+                 topology_rollout=False, in_place="replace", drain_timeout=None):
     """Plan a restart of MachineDeployment / KubeadmControlPlane ``obj``.
 
     ``now``: datetime or RFC 3339 string (injected, second precision is used).
@@ -351,6 +364,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     trigger is not eligible for in-place updates: FindNewAndOldMachineSets, cluster-api v1.12.3
     internal/controllers/machinedeployment/mdutil/util.go; for KubeadmControlPlanes UpToDate in
     controlplane/kubeadm/internal/filters.go); "allow" lets CAPI update them in place.
+    ``drain_timeout``: seconds set as a MachineDeployment's node drain timeout in the same patch as the change, with
+    the value it had recorded so it can be put back (core.drains.set_drain_timeout); None leaves it as it is.
 
     ``topology_rollout``: the Cluster topology has rollout.after (CAPI v1.13+): the trigger of an object a Cluster
     topology manages is then written there (the plan's ``owner``: core.topology's write of the Cluster, sent before the
@@ -409,6 +424,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     action = SCHEDULED if target_after > now and new_infra_ref is None else RESTARTED
     warnings = record_warnings + _change_warnings(read, observed.cluster, recording.rollout_id, applied, drift,
                                                   owner is None)
+    # with the change, while the current MachineSet is still the newest one (core.drains)
+    warnings += _drain_timeout(read, observed.cluster, drain_timeout, recording.rollout_id, changes)
     written = diffs.apply_merge_patch(obj, changes.merge_patch() or {})
     if owner is not None:
         # what the topology controller copies into the object: the recorded target

@@ -66,6 +66,9 @@ BOUNDS = {
                            "10000 is more than any management cluster holds", percent=True),
     "on_delete_max_unavailable": Bound(1, 10000, "Machines", "of an OnDelete pool unavailable at a time while the run "
                                        "deletes its old Machines", "10000 is more than any pool holds"),
+    "drain_timeout": Bound(1, DAY, "seconds", "a pool's node drain timeout while its wave runs: after it CAPI deletes a "
+                           "Machine whose drain is not done (empty: each pool's own, forever when unset)",
+                           "a day: a longer drain holds the wave and the lock"),
     "batch_size": Bound(1, 10000, "management clusters", "rolled at the same time (a batch), or a percentage of them",
                         "10000 is more than any fleet holds", percent=True),
     "failure_budget_percent": Bound(0, 100, "percent", "of a batch's management clusters that may fail before the later "
@@ -78,7 +81,7 @@ MODULE_BOUNDS = {
     "poll_interval": "poll_interval", "progress_interval": "progress_interval", "progress_verbosity": "progress_verbosity",
     "history_limit": "history_limit",
     "lease_duration_seconds": "lease_duration_seconds", "max_in_flight": "max_in_flight",
-    "on_delete_max_unavailable": "on_delete_max_unavailable",
+    "on_delete_max_unavailable": "on_delete_max_unavailable", "drain_timeout": "drain_timeout",
 }
 # capi_rollout_lock: its wait_timeout is how long to wait for another holder (0: not at all)
 LOCK_BOUNDS = dict(MODULE_BOUNDS, wait_timeout="lock_wait_timeout")
@@ -97,6 +100,7 @@ ROLE_BOUNDS = {
     "hardware_refresh_window_minutes": "window_minutes",
     "hardware_refresh_max_in_flight": "max_in_flight",
     "hardware_refresh_on_delete_max_unavailable": "on_delete_max_unavailable",
+    "hardware_refresh_drain_timeout": "drain_timeout",
 }
 
 # Task files of the hardware_refresh role's hooks (included once per wave): variable -> its playbook variable
@@ -116,6 +120,7 @@ PLAYBOOK_VARIABLES = {
     "allow_empty": "bool", "sliced": "bool",
     "on_blocked": "choice:fail|skip", "field_owners": "choice:refuse|warn|ignore", "in_place": "choice:replace|allow",
     "on_delete": "choice:skip|replace", "on_delete_max_unavailable": "bound:on_delete_max_unavailable",
+    "drain_timeout": "bound:drain_timeout", "undrainable": "choice:continue|fail",
     "not_before": "time", "not_after": "time",
     "max_in_flight": "bound:max_in_flight", "batch_size": "bound:batch_size",
     "failure_budget_percent": "bound:failure_budget_percent",

@@ -288,5 +288,11 @@ def machine_view(obj, api_version=None):
         "owner": owner,
         "conditions": legacy if legacy and not metav1 else metav1,
         "conditions_style": "v1beta1" if legacy and not metav1 else "v1beta2",
+        # the drain (core.drains.drain_phase): when it started, whether it succeeded (the v1beta1 condition, also
+        # served in status.deprecated.v1beta1 by v1beta2), and the node drain timeout as written
+        "drain_started": paths.get_path(obj, "status.deletion.nodeDrainStartTime"),
+        "drained": _condition_bool(legacy, "DrainingSucceeded"),
+        "node_drain_timeout": paths.get_path(obj, "spec.deletion.nodeDrainTimeoutSeconds" if version == apiversion.V1BETA2
+                                             else "spec.nodeDrainTimeout"),
     })
     return out

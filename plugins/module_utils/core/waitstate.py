@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Mapping, Optional, TypedDict, cast
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
+from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
@@ -47,6 +48,9 @@ SOAK_FAILED = "soak_failed"
 DELETED = "deleted"
 DRIFT = "drift"
 TEMPLATE_MISSING = "template_missing"
+DRAIN_TIMED_OUT = "drain_timed_out"
+# what a wait does when CAPI deleted a Machine whose drain timed out (``note_machine``)
+UNDRAINABLE_CHOICES = ("fail", "continue")
 
 FINISHED = (SUCCEEDED, FAILED)
 
@@ -62,6 +66,9 @@ HINTS = {
     TEMPLATE_MISSING: "find out who deleted the template (the audit log); create it again under the same name "
                       "(capi_machine_template from the same source and overrides makes the same one), or undo the "
                       "rollout (capi_rollout_undo) to go back to the previous template",
+    DRAIN_TIMED_OUT: "the Pods named were not evicted (CAPI deleted the Machine when its node drain timeout passed): "
+                     "check their workloads; rerun with undrainable=continue to let such drains pass, or fix what "
+                     "blocks them (a PodDisruptionBudget that allows no disruption) and rerun with the same refresh id",
 }
 
 
@@ -84,6 +91,10 @@ class WaitState(TypedDict):
     soak_finished: Optional[float]
     ended: Optional[float]
     failed_refs: List[str]
+    # the drains followed (note_machine): Machines seen draining ("namespace/name" -> {ref, node}), and those whose
+    # drain timed out ({ref, machine, node, at})
+    draining: Dict[str, Dict[str, Any]]
+    drain_timeouts: List[Dict[str, Any]]
 
 
 class _SnapshotRequired(TypedDict):
@@ -244,7 +255,7 @@ def new_state(refs: List[str], now: float) -> WaitState:
     """The state before the first observation of ``refs`` (``kind/namespace/name`` strings) at epoch ``now``."""
     return {"refs": list(refs), "started": now, "last_change": now, "phase": ROLLOUT, "reason": None, "message": None,
             "signatures": {}, "lines": {}, "done_at": {}, "pending": [], "rollout_finished": None, "soak_until": None,
-            "soak_finished": None, "ended": None, "failed_refs": []}
+            "soak_finished": None, "ended": None, "failed_refs": [], "draining": {}, "drain_timeouts": []}
 
 
 def _emit(lines, now, text):
@@ -254,6 +265,41 @@ def _emit(lines, now, text):
 def _fail(state, now, reason, message, refs, lines):
     state.update(phase=FAILED, reason=reason, message=message, ended=now, failed_refs=sorted(refs))
     _emit(lines, now, message)
+
+
+def _drain_timed_out(state, now, entry, undrainable, lines):
+    state.setdefault("drain_timeouts", []).append(entry)
+    node = f" (Node {entry['node']})" if entry.get("node") else ""
+    message = (f"{entry['ref']}: the drain of Machine {entry['machine']}{node} timed out: CAPI deleted the Machine "
+               "without evicting its remaining Pods (node drain timeout)")
+    if undrainable == "fail" and state["phase"] not in FINISHED:
+        _fail(state, now, DRAIN_TIMED_OUT, message, [entry["ref"]], lines)
+    else:
+        _emit(lines, now, message + ("; the wave goes on (undrainable=continue)" if undrainable == "continue" else ""))
+
+
+def note_machine(state: WaitState, now: float, owner_ref: str, machine: Dict[str, Any], gone: bool = False,
+                 undrainable: str = "continue") -> List[str]:
+    """Follow the drain of one Machine view of ``owner_ref`` (its MachineDeployment) at epoch ``now``
+    (core.drains.drain_phase): a drain seen going on (``state["draining"]``) that ends with the Machine ``gone`` or
+    past the drain without success timed out - recorded in ``state["drain_timeouts"]`` ({ref, machine, node, at}),
+    never silently: a progress line, or with ``undrainable`` "fail" the wait fails (DRAIN_TIMED_OUT).
+    Returns the new progress lines."""
+    lines: List[str] = []
+    key = f"{machine.get('namespace')}/{machine.get('name')}"
+    draining = state.setdefault("draining", {})
+    phase = None if gone else drains.drain_phase(machine)
+    if phase == drains.DRAINING:
+        draining[key] = {"ref": owner_ref, "node": machine.get("node")}
+        return lines
+    seen = draining.pop(key, None)
+    if phase == drains.TIMED_OUT or (gone and seen is not None):
+        recorded = {(e["ref"], e["machine"]) for e in state.setdefault("drain_timeouts", [])}
+        if (owner_ref, machine.get("name")) not in recorded:
+            _drain_timed_out(state, now, {"ref": owner_ref, "machine": machine.get("name"),
+                                          "node": machine.get("node") or (seen or {}).get("node"), "at": stamp(now)},
+                             undrainable, lines)
+    return lines
 
 
 def observe(state: WaitState, now: float, snapshots: Mapping[str, Snapshot], wait_timeout: float,

@@ -227,7 +227,8 @@ def planner(run, selected, clusters, now, actor):
                                   machine_sets=read_sets, machines=read_machines, in_place_possible=in_place_possible)
         return restarts.plan_restart(obj, now, after=params.get("after"), infrastructure_ref=infrastructure_ref,
                                      force=params.get("force"), recording=recording, observed=observed,
-                                     topology_rollout=through_topology, in_place=params.get("in_place") or "replace")
+                                     topology_rollout=through_topology, in_place=params.get("in_place") or "replace",
+                                     drain_timeout=params.get("drain_timeout"))
     return plan
 
 

@@ -12,12 +12,17 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, resource_path, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
+from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
+from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
@@ -86,6 +91,37 @@ def read_groups(run, objects, known=False):
     return groups
 
 
+def _deployment_names(objects):
+    """{namespace: sorted names} of the MachineDeployments among ``objects``, by namespace."""
+    names_of = {}
+    for kind, namespace, name, _ref in objects:
+        if kind == apiversion.MACHINE_DEPLOYMENT:
+            names_of.setdefault(namespace, set()).add(name)
+    return {namespace: sorted(names) for namespace, names in sorted(names_of.items())}
+
+
+def _deployments(run, objects):
+    """The client.targets selection of the MachineDeployments among ``objects``, one LIST per namespace."""
+    for namespace, names in _deployment_names(objects).items():
+        yield targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+                                                      "names": names}, require_match=False)
+
+
+def drain_groups(run, objects):
+    """The client.waiter groups of the Machines of the MachineDeployments among ``objects`` (for ``undrainable``): one
+    LIST per namespace by their deployment-name label, watched from its resourceVersion."""
+    groups = []
+    for namespace, names in _deployment_names(objects).items():
+        selector = f"{keys.DEPLOYMENT_NAME_LABEL} in ({','.join(names)})"
+        items, version, list_rv = targets.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace,
+                                                       label_selector=selector)
+        res = apiversion.resource(apiversion.MACHINE, version)
+        groups.append(waiters.Group(apiversion.MACHINE, version, namespace,
+                                    resource_path(res["group"], version, res["plural"], namespace), items, list_rv,
+                                    label_selector=selector, names=[]))
+    return groups
+
+
 def _delete_machine(run, machine, version, ref):
     """DELETE one Machine, only the one that was read (uid precondition); False when it is gone or was replaced."""
     meta = machine.get("metadata") or {}
@@ -106,13 +142,8 @@ def replace_on_delete(run, objects, max_unavailable):
     at most ``max_unavailable`` unavailable per pool), before this call of the wait watches them: CAPI then replaces
     them. One LIST of MachineDeployments, MachineSets and Machines per namespace. Returns [{ref, machine, node}]."""
     deleted = []
-    names_of = {}
-    for kind, namespace, name, _ref in objects:
-        if kind == apiversion.MACHINE_DEPLOYMENT:
-            names_of.setdefault(namespace, set()).add(name)
-    for namespace, names in sorted(names_of.items()):
-        selected = targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
-                                                           "names": sorted(names)}, require_match=False)
+    for selected in _deployments(run, objects):
+        namespace = selected.namespace
         pools = [md for md in selected.objects if ondelete.is_on_delete(md, api_version=selected.version)]
         if not pools:
             continue
@@ -130,6 +161,73 @@ def replace_on_delete(run, objects, max_unavailable):
                     run.progress.append(f"{step['ref']}: deleted Machine {name}" + (f" (Node {node})" if node else "")
                                         + f" - {step['message']}")
     return deleted
+
+
+def carry_drain_timeouts(run, objects):
+    """Give the older MachineSets of the MachineDeployments among ``objects`` that carry a drain timeout record the
+    MD's node drain timeout (core.drains.carry_to_machine_sets: CAPI v1.10/v1.11 pass it to the newest only), before
+    this call of the wait watches them: one LIST of MachineDeployments and, when one has a record, of MachineSets per
+    namespace; one PATCH per MachineSet that lacks it (a conflict leaves it to the next call)."""
+    for selected in _deployments(run, objects):
+        namespace = selected.namespace
+        recorded = [md for md in selected.objects if drains.recorded(md) is not None]
+        if not recorded:
+            continue
+        machine_sets, version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
+        for md in recorded:
+            for ms, changes in drains.carry_to_machine_sets(md, selected.version, machine_sets):
+                meta = ms["metadata"]
+                ref = make_ref(apiversion.MACHINE_SET, namespace, meta["name"])
+                path = targets.path_of(apiversion.MACHINE_SET, apiversion.api_version_string(apiversion.MACHINE_SET, version),
+                                       namespace, meta["name"])
+                try:
+                    run.api.patch_json(path, patches.json_patch(ms, changes, None))
+                except ApiError as err:
+                    if is_write_conflict(err):
+                        continue
+                    raise api_error(err, ref=ref, verb="patch", resource=apiversion.resource(apiversion.MACHINE_SET, version),
+                                    namespace=namespace, host=run.api.host)
+                run.progress.append(f"{ref}: node drain timeout {changes.changes()[0]['after']} as its MachineDeployment's, "
+                                    "for its Machines that drain during the rollout")
+
+
+def _restore_one(run, selected, obj):
+    """PATCH back the node drain timeout recorded on ``obj`` (core.drains.restore_drain_timeout), re-read and re-planned
+    on a conflict; None when it has no record. Returns {ref, drain_timeout} as read back from the cluster."""
+    name = obj["metadata"]["name"]
+    ref = make_ref(selected.kind, selected.namespace, name)
+    path = apiversion.spec_path(selected.kind, selected.version, "node_drain_timeout")
+
+    def attempt(fresh):
+        current = targets.refetch(run.api, selected, name) if fresh else obj
+        changes = ChangeSet()
+        if drains.restore_drain_timeout(current, selected.kind, selected.version, changes) is None:
+            return None
+        return run.api.patch_json(selected.object_path(name), patches.json_patch(current, changes, None))
+
+    try:
+        after = with_conflict_retry(attempt, retry_on=is_write_conflict)
+    except ApiError as err:
+        raise api_error(err, ref=ref, verb="patch", resource=apiversion.resource(selected.kind, selected.version),
+                        namespace=selected.namespace, host=run.api.host)
+    return None if after is None else {"ref": ref, "drain_timeout": paths.get_path(after, path)}
+
+
+def restore_drain_timeouts(run, objects):
+    """Put back the node drain timeout a refresh set for its wave (capi_rollout_restart ``drain_timeout``) on the
+    MachineDeployments among ``objects`` that carry its record: one LIST per namespace, one PATCH per record (fieldManager
+    and dry run as every write). Returns [{ref, drain_timeout}] (the value read back, None: unset)."""
+    restored = []
+    for selected in _deployments(run, objects):
+        for obj in selected.objects:
+            if drains.recorded(obj) is None:
+                continue
+            entry = _restore_one(run, selected, obj)
+            if entry is not None:
+                restored.append(entry)
+                run.progress.append(f"{entry['ref']}: node drain timeout put back to "
+                                    f"{'unset' if entry['drain_timeout'] is None else entry['drain_timeout']}")
+    return restored
 
 
 def _machine_reason(machine):
@@ -222,6 +320,8 @@ def run_wait(module):
         if renewed:
             locks.renew(run, params["lease"])
         deleted = replace_on_delete(run, objects, params["on_delete_max_unavailable"]) if params.get("on_delete") == "replace" else []
+        if params.get("restore_drain_timeout"):
+            carry_drain_timeouts(run, objects)
         if not objects:
             module.exit_json(**run.result(changed=False, phase=ws.SUCCEEDED, reason=None, resources=[], failed_refs=[],
                                           finished_call=True, tracking={}, lease_renewals=renewed, deleted=[],
@@ -230,7 +330,9 @@ def run_wait(module):
                             soak_seconds=params["soak_seconds"], poll_interval=params["poll_interval"],
                             expected=_expected_templates(params), state=params.get("tracking") or None,
                             holds=holds, topology_reads=waiters.TopologyReads(run.api, run.discovery),
-                            templates_lister=waiters.templates_lister(run.api, run.discovery))
+                            templates_lister=waiters.templates_lister(run.api, run.discovery),
+                            drain_groups=drain_groups(run, objects) if params.get("undrainable") else None,
+                            undrainable=params.get("undrainable") or "continue")
         waiter.run(call_seconds=params["progress_interval"] if params["progress_interval"] > 0 else None)
     except OutOfTime as err:
         # the API server stopped answering and the wait's time is up: a wait_timeout that names the objects
@@ -250,9 +352,18 @@ def run_wait(module):
     summary = ws.summary(state)
     result = run.result(changed=bool(deleted), resources=_resources(objects, waiter), finished_call=state["phase"] in ws.FINISHED,
                         tracking=state, lease_renewals=renewed, deleted=deleted, time_left=waiter.seconds_left(),
+                        drain_timeouts=list(state.get("drain_timeouts") or []),
                         **{k: v for k, v in summary.items() if k != "done_at"})
     if state["phase"] == ws.SUCCEEDED:
         _count_machine_changes(run, params, result["resources"])
+    if state["phase"] in ws.FINISHED and params.get("restore_drain_timeout"):
+        # after the wave, and after a failed one as well (a stall, a timeout, a drift)
+        try:
+            result["drain_timeouts_restored"] = restore_drain_timeouts(run, objects)
+        except (RolloutError, ApiError, TransportError) as err:
+            run.fail(err, changed=result["changed"], resources=result["resources"], finished_call=True, tracking=state,
+                     phase=ws.FAILED, lease_renewals=renewed, deleted=deleted)
+        result["changed"] = result["changed"] or bool(result["drain_timeouts_restored"])
     if state["phase"] in ws.FINISHED:
         for entry in result["resources"]:
             for warning in entry["warnings"]:

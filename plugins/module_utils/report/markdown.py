@@ -90,6 +90,8 @@ def _notes(obj):
         notes.append("stuck: %s%s%s" % (
             md(stuck["name"] or DASH), " on node %s" % md(stuck["node"]) if stuck["node"] else "",
             ": " + md(stuck["reason"]) if stuck["reason"] else ""))
+    for drained in obj["drain_timeouts"]:
+        notes.append("**drain timed out**: %s%s" % (md(drained["name"] or DASH), " on node %s" % md(drained["node"]) if drained["node"] else ""))
     undo = obj["undo"]
     if undo and undo["state"] == "failed":
         notes.append("**undo failed**: %s" % md(undo["failure_reason"] or "no reason recorded"))

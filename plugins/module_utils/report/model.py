@@ -199,6 +199,8 @@ def _object(raw, index):
         "next_step": next_step,
         "blockers": _strings(raw.get("blockers")),
         "stuck_machines": _stuck(raw.get("stuck_machines")),
+        # the Machines whose drain timed out ({name, node, reason}, as stuck_machines): deleted with Pods not evicted
+        "drain_timeouts": _stuck(raw.get("drain_timeouts")),
         "machines": _machines(raw.get("machines")),
         "order": index,
     }
@@ -489,7 +491,9 @@ def awx_stats(raw):
     return {"result": cluster["result"], "failure_reason": _dict(raw).get("failure_reason"),
             "next_step": _dict(raw).get("next_step"), "switched": stats["switched"], "unchanged": stats["unchanged"],
             "failed": stats["failed"], "deleted": stats["deleted"], "undone": stats["reverted"],
-            "pending": stats["pending"] + stats["running"], "skipped": stats["skipped"]}
+            "pending": stats["pending"] + stats["running"], "skipped": stats["skipped"],
+            # Machines deleted when their node drain timeout passed, their Pods not evicted (undrainable)
+            "drain_timeouts": sum(len(obj["drain_timeouts"]) for obj in cluster["objects"])}
 
 
 def object_outcome(obj):

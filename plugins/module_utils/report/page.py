@@ -274,6 +274,9 @@ def _objects_table(cluster, day):
             notes.append('<div class="note">stuck: <code>%s</code>%s%s</div>' % (
                 h(stuck["name"] or DASH), " on node <code>%s</code>" % h(stuck["node"]) if stuck["node"] else "",
                 " \u2014 " + h(stuck["reason"]) if stuck["reason"] else ""))
+        for drained in obj["drain_timeouts"]:
+            notes.append('<div class="note orange">drain timed out: <code>%s</code>%s</div>' % (
+                h(drained["name"] or DASH), " on node <code>%s</code>" % h(drained["node"]) if drained["node"] else ""))
         notes.append(_undo_note(obj))
         if obj["next_step"]:
             notes.append('<div class="note"><b>Next step:</b> %s</div>' % h(obj["next_step"]))

@@ -147,11 +147,24 @@ def switched(objects, wave_objects, switches, restart, now, wave_started=None):
     return out
 
 
-def rolled_out(objects, resources):
+def _drain_timeouts(wait):
+    """{ref: [{machine, node, reason}]}: the Machines whose drain timed out in a wave (``drain_timeouts`` of
+    capi_rollout_wait with undrainable), by MachineDeployment."""
+    out = {}
+    for entry in (wait or {}).get("drain_timeouts") or []:
+        out.setdefault(entry.get("ref"), []).append({
+            "machine": entry.get("machine"), "node": entry.get("node"),
+            "reason": f"drain timed out (seen at {entry.get('at')}): CAPI deleted the Machine without evicting its remaining Pods"})
+    return out
+
+
+def rolled_out(objects, resources, wait=None):
     """Record the objects of a wave that rolled out and soaked (``resources`` of capi_rollout_wait), with the Machines
-    replaced and updated in place when the wait counted them."""
+    replaced and updated in place when the wait counted them, and those whose drain timed out (``wait``: its result)."""
+    drained = _drain_timeouts(wait)
     return _apply(objects, {res["ref"]: dict({"result": "succeeded", "finished": res.get("done_at"), "after": res.get("template")},
-                                             **({"machines": res["machines"]} if res.get("machines") else {}))
+                                             **({"machines": res["machines"]} if res.get("machines") else {}),
+                                             **({"drain_timeouts": drained[res["ref"]]} if drained.get(res["ref"]) else {}))
                             for res in resources or []})
 
 
@@ -170,6 +183,7 @@ def _phrase(reason, settings, failed_task):
         "deleted": "deleted while rolling out",
         "drift": "its template was changed during the wave",  # the wait names by whom (core.waitstate.drift)
         "template_missing": "its template was deleted during the wave",
+        "drain_timed_out": "the drain of a Machine timed out (undrainable=fail)",
         "lock_lost": "another run took the lock of this management cluster",
     }
     return phrases.get(reason, f"{failed_task} failed")
@@ -190,6 +204,9 @@ def _next_step(reason, kind, refresh_id):
     elif reason in ROLLOUT_REASONS:
         text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
                 f"template overrides. {_continues(refresh_id)}")
+    elif reason == "drain_timed_out":
+        text = ("Look at the workloads of the Pods that were not evicted (a PodDisruptionBudget that allows no disruption?); "
+                f"with undrainable=continue such a drain does not stop the wave. {_continues(refresh_id)}")
     elif reason == "hook":
         text = f"Look at what the hook found (its failed task and message above) and fix the cause, or the hook. {_continues(refresh_id)}"
     else:
@@ -236,12 +253,16 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         gone_at = wait.get("ended") or wait.get("server_time") or now
         changes[ref] = {"result": "deleted", "finished": gone_at,
                         "failure_reason": f"{phrase}: {objects[ref]['ref']} no longer exists (seen gone at {gone_at})"}
+    drained = _drain_timeouts(wait)
     for ref in failed_refs:
         if ref in deleted:
             continue
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
         cause = _cause(resource, msg)
+        if reason == "drain_timed_out" and drained.get(ref):
+            cause = "; ".join(f"Machine {m['machine']}" + (f" (Node {m['node']})" if m.get("node") else "") + f": {m['reason']}"
+                              for m in drained[ref])
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
         changes[ref] = {"result": "failed", "finished": wait.get("ended", now),
                         "failure_reason": f"{phrase}: {cause}{machine_text}", "stuck_machines": machines,
@@ -252,6 +273,9 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
             resource = resources.get(ref, {})
             changes[ref] = {"result": "succeeded" if resource.get("done") else "running", "finished": resource.get("done_at"),
                             "after": resource.get("template") or objects[ref].get("after")}
+    for ref, machines in drained.items():
+        if ref in changes:
+            changes[ref]["drain_timeouts"] = machines
     objects = _apply(objects, changes)
     reasons = " | ".join(f"{objects[ref]['ref']}: {objects[ref].get('failure_reason')}" for ref in failed_refs)
     undo = []

@@ -90,8 +90,9 @@ def test_the_counts_published_to_awx_follow_the_reports_rules():
             out["undo"] = undo
         return out
 
+    drained = dict(obj("b", "switch", "succeeded"), drain_timeouts=[{"machine": "b-x", "node": "b-x"}, {"machine": "b-y"}])
     result = {"name": "mc-1", "result": "failed", "failure_reason": "wave wave-1 failed", "next_step": "Fix it.", "objects": [
-        obj("a", "switch", "succeeded"), obj("b", "switch", "succeeded"), obj("c", "unchanged", "succeeded"),
+        obj("a", "switch", "succeeded"), drained, obj("c", "unchanged", "succeeded"),
         obj("d", "switch", "failed", undo={"started": T1, "finished": T2, "result": "succeeded"}),
         obj("e", "switch", "undone", undo={"started": T1, "finished": T2, "result": "succeeded"}),
         obj("f", "switch", "deleted"), obj("g", "switch", "pending"), obj("h", "switch", "running"),
@@ -101,7 +102,8 @@ def test_the_counts_published_to_awx_follow_the_reports_rules():
     ]}
     assert status("stats", result=result) == {
         "result": "failed", "failure_reason": "wave wave-1 failed", "next_step": "Fix it.",
-        "switched": 2, "unchanged": 1, "failed": 2, "deleted": 1, "undone": 2, "pending": 2, "skipped": 1}
+        "switched": 2, "unchanged": 1, "failed": 2, "deleted": 1, "undone": 2, "pending": 2, "skipped": 1,
+        "drain_timeouts": 2}
 
 
 def test_a_step_that_is_none_or_lacks_what_it_needs_is_refused():

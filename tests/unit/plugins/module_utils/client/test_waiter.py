@@ -581,3 +581,56 @@ def test_an_undo_is_done_only_off_the_template_of_the_change_it_reverts():
     finish(waiter)
     assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
     assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress
+
+
+MACHINES = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines"
+
+
+def _draining(rv, reason="DrainingNode", drained=False):
+    machine = objs.machine("v1beta2", deleting=True, phase="Deleting")
+    machine["metadata"]["resourceVersion"] = str(rv)
+    machine["spec"]["deletion"] = {"nodeDrainTimeoutSeconds": 1}
+    machine["status"]["deletion"] = {"nodeDrainStartTime": objs.NOW_TEXT}
+    machine["status"]["conditions"].append({"type": "Deleting", "status": "True", "reason": reason, "message": "",
+                                            "lastTransitionTime": objs.NOW_TEXT})
+    machine["status"]["deprecated"] = {"v1beta1": {"conditions": [
+        {"type": "DrainingSucceeded", "status": "True" if drained else "False", "lastTransitionTime": objs.NOW_TEXT}]}}
+    return machine
+
+
+@pytest.mark.parametrize("undrainable, phase", [("continue", ws.SUCCEEDED), ("fail", ws.FAILED)])
+def test_the_machines_of_drain_groups_are_watched_and_a_drain_that_timed_out_is_named(undrainable, phase):
+    # the Machine drains when the wait starts, then is deleted without DrainingSucceeded; the MD completes later
+    api = ThreadedApi({PATH: [[("MODIFIED", rolling(11, 3), 0.6)]],
+                       MACHINES: [[("DELETED", _draining(31), 0.1)]]})
+    groups = [Group("MachineDeployment", "v1beta2", "default", PATH, [rolling(10, 0)], "10")]
+    machines = Group("Machine", "v1beta2", "default", MACHINES, [_draining(30)], "30", names=[])
+    waiter = Waiter(api, groups, 30, 30, now=api.server_now, drain_groups=[machines], undrainable=undrainable)
+    waiter.run()
+    assert set(api.watch_paths) == {PATH, MACHINES}
+    assert waiter.state["phase"] == phase, waiter.progress
+    assert [(e["ref"], e["machine"]) for e in waiter.state["drain_timeouts"]] == [
+        ("machinedeployment/default/md-0", "md-0-abcde-x1y2z")]
+    assert waiter.state["reason"] == (ws.DRAIN_TIMED_OUT if undrainable == "fail" else None)
+
+
+def test_a_drain_that_succeeded_before_the_machine_went_is_no_timeout():
+    api = ThreadedApi({PATH: [[("MODIFIED", rolling(11, 3), 0.6)]],
+                       MACHINES: [[("MODIFIED", _draining(31, reason="WaitingForVolumeDetach", drained=True), 0.05),
+                                   ("DELETED", _draining(32, reason="WaitingForVolumeDetach", drained=True), 0.05)]]})
+    groups = [Group("MachineDeployment", "v1beta2", "default", PATH, [rolling(10, 0)], "10")]
+    machines = Group("Machine", "v1beta2", "default", MACHINES, [_draining(30)], "30", names=[])
+    waiter = Waiter(api, groups, 30, 30, now=api.server_now, drain_groups=[machines], undrainable="fail")
+    waiter.run()
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.state.get("drain_timeouts", []) == []
+
+
+def test_a_machine_draining_at_the_last_call_and_missing_from_this_calls_list_timed_out():
+    # a later call of the same wait: the state carried says the Machine was draining; it is no longer listed
+    state = ws.new_state(["machinedeployment/default/md-0"], START.timestamp())
+    state["draining"] = {"default/md-0-abcde-x1y2z": {"ref": "machinedeployment/default/md-0", "node": "node-1"}}
+    clock = Clock()
+    machines = Group("Machine", "v1beta2", "default", MACHINES, [], "30", names=[])
+    waiter = make_waiter(FakeApi(clock, []), clock, [rolling(10, 3)], state=state, drain_groups=[machines])
+    assert [e["machine"] for e in waiter.state["drain_timeouts"]] == ["md-0-abcde-x1y2z"]
+    assert any("timed out" in line for line in waiter.progress)

@@ -524,3 +524,43 @@ def test_machine_changes_are_read_from_the_machines_created_after_the_switch_or_
     at = objs.NOW + datetime.timedelta(milliseconds=600)
     assert restart.machine_changes(machines, "MachineDeployment", "md-0", at) == {"replaced": 2, "updated_in_place": 1}
     assert restart.machine_changes(machines, "KubeadmControlPlane", "md-0", at) == {"replaced": 0, "updated_in_place": 0}
+
+
+# drain_timeout: the pool's node drain timeout set with the switch, recorded so it can be put back
+
+@pytest.mark.parametrize("version, path, value", [
+    ("v1beta1", "spec.template.spec.nodeDrainTimeout", "900s"),
+    ("v1beta2", "spec.template.spec.deletion.nodeDrainTimeoutSeconds", 900)])
+def test_a_switch_with_drain_timeout_sets_it_in_the_same_patch_and_records_the_value_before(version, path, value):
+    md = objs.machine_deployment(version)
+    plan = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", drain_timeout=900,
+                                recording=Recording(rollout_id="hw-1"))
+    changed = {c["path"]: c for c in plan["changes"]}
+    assert changed[path]["after"] == value and "spec.template.spec.infrastructureRef.name" in changed
+    assert json.loads(objs.apply_json_patch(md, plan["patch"])["metadata"]["annotations"][
+        "rollout.capi-rollout.dev/drain-timeout"]) == {"id": "hw-1", "before": None}
+    # control: without drain_timeout the field and the record are not written
+    plain = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", recording=Recording(rollout_id="hw-1"))
+    assert path not in {c["path"] for c in plain["changes"]}
+    assert "rollout.capi-rollout.dev/drain-timeout" not in json.dumps(plain["patch"])
+
+
+def test_drain_timeout_is_not_written_where_a_cluster_topology_owns_it_or_on_a_control_plane():
+    md = objs.label(objs.machine_deployment(), "topology.cluster.x-k8s.io/owned", "")
+    topology = {"workers": {"machineDeployments": [{"class": "default-worker", "name": "md-0"}]}}
+    plan = restart.plan_restart(md, objs.NOW, drain_timeout=900, recording=Recording(enabled=False),
+                                observed=Observed(cluster=objs.cluster(topology=topology)))
+    assert "nodeDrainTimeoutSeconds" not in json.dumps(plan["patch"])
+    assert any("drain_timeout=900s not set" in w and "Cluster topology" in w for w in plan["warnings"])
+    kcp = restart.plan_restart(objs.kubeadm_control_plane(), objs.NOW, infrastructure_ref="c1-cp-infra-v2", drain_timeout=900,
+                               recording=Recording(enabled=False))
+    assert "rain" not in json.dumps(kcp["patch"]) and kcp["warnings"] == []
+
+
+def test_a_repeated_rollout_id_writes_no_drain_timeout_either():
+    md = objs.machine_deployment()
+    first = restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2", drain_timeout=900,
+                                 recording=Recording(rollout_id="hw-1"))
+    again = restart.plan_restart(objs.apply_json_patch(md, first["patch"]), objs.NOW, infrastructure_ref="md-0-infra-v2",
+                                 drain_timeout=600, recording=Recording(rollout_id="hw-1"))
+    assert again["action"] == "unchanged" and again["patch"] is None

@@ -6,12 +6,16 @@ same wait (the action plugin calls the module again and again) it is gone, and t
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import wait as waits
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 KEPT = {"metadata": {"name": "md-0", "namespace": "default", "resourceVersion": "7"}}
 
@@ -98,3 +102,68 @@ def test_topology_holds_by_ref_and_a_template_name_besides_is_refused_naming_the
         waits._holds(params)
     assert err.value.reason == "invalid_input" and err.value.ref == "machinedeployment/default/md-1"
     assert "both infrastructure_ref t and topology" in err.value.msg
+
+
+# restore_drain_timeout: the node drain timeout put back when the wait ends
+
+def _with_record(before, now_value=900, rv="7"):
+    return {"kind": "MachineDeployment", "apiVersion": "cluster.x-k8s.io/v1beta2",
+            "metadata": {"name": "md-0", "namespace": "default", "resourceVersion": rv,
+                         "annotations": {"rollout.capi-rollout.dev/drain-timeout": json.dumps({"id": "hw-1", "before": before})}},
+            "spec": {"template": {"spec": {"deletion": {"nodeDrainTimeoutSeconds": now_value}}}}}
+
+
+class RestoreApi(object):
+    """A PATCH applied to the object it is sent for (the first one fails its test when ``conflict``); GET answers the
+    object as another writer left it."""
+    host = "https://fake"
+
+    def __init__(self, fresh, conflict=False):
+        self.fresh = fresh
+        self.conflict = conflict
+        self.patches = []
+
+    def patch_json(self, path, operations):
+        self.patches.append((path, operations))
+        if self.conflict:
+            self.conflict = False
+            raise ApiError(422, {"message": "the server rejected our request: testing value /spec failed"})
+        return objs.apply_json_patch(self.fresh, operations)
+
+    def get(self, path):
+        return self.fresh
+
+
+@pytest.mark.parametrize("conflict", [False, True])
+def test_the_drain_timeout_recorded_is_put_back_and_read_back(monkeypatch, conflict):
+    listed = _with_record(None)
+    # another writer changed the object meanwhile: the restore is planned again from it
+    api = RestoreApi(_with_record(None, rv="8") if conflict else listed, conflict=conflict)
+
+    class Listed(Selected):
+        def __init__(self, names):
+            super().__init__(names)
+            self.objects = [listed]
+
+        def object_path(self, name):
+            return f"/mds/{name}"
+
+    monkeypatch.setattr(targets, "select", lambda api, discovery, params, require_match=False: Listed(params["names"]))
+    run = Run()
+    run.api, run.progress = api, []
+    restored = waits.restore_drain_timeouts(run, waits._objects({"objects": [{"name": "md-0"}, {"kind": "kcp", "name": "cp"}]}))
+    assert restored == [{"ref": "machinedeployment/default/md-0", "drain_timeout": None}]
+    assert len(api.patches) == (2 if conflict else 1) and api.patches[-1][0] == "/mds/md-0"
+    after = objs.apply_json_patch(api.fresh, api.patches[-1][1])
+    assert "rollout.capi-rollout.dev/drain-timeout" not in after["metadata"]["annotations"]
+    assert run.progress == ["machinedeployment/default/md-0: node drain timeout put back to unset"]
+
+
+def test_nothing_is_written_without_a_record(monkeypatch):
+    plain = {"kind": "MachineDeployment", "metadata": {"name": "md-0", "namespace": "default"}}
+    monkeypatch.setattr(targets, "select", lambda api, discovery, params, require_match=False: type(
+        "S", (Selected,), {"objects": [plain]})(params["names"]))
+    run = Run()
+    run.api, run.progress = RestoreApi(plain), []
+    assert waits.restore_drain_timeouts(run, waits._objects({"objects": [{"name": "md-0"}]})) == []
+    assert run.api.patches == []

@@ -4,6 +4,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.capi.rollout.plugins.module_utils.report import markdown
 from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
 from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
@@ -404,3 +405,24 @@ def test_the_undo_wait_holds_an_md_undone_through_its_cluster_topology_to_that_c
     assert waits == [dict(failure["undo"][0], topology=hold), failure["undo"][1]]
     # positive control: without the undo calls' holds, the objects as wave_failed names them
     assert refresh_record.undo_waits(failure, {}) == failure["undo"]
+
+
+def test_the_machines_whose_drain_timed_out_are_named_on_their_object_in_the_report():
+    a, b = obj("a"), obj("b")
+    timed_out = [{"ref": a["ref"], "machine": "a-x1", "node": "a-x1", "at": NOW}]
+    out = refresh_record.rolled_out(by_ref(a, b), [resource(a), resource(b)], wait={"drain_timeouts": timed_out})
+    assert [m["machine"] for m in out[a["ref"]]["drain_timeouts"]] == ["a-x1"] and "drain_timeouts" not in out[b["ref"]]
+    reported = report_model.normalize({"management_clusters": [{"name": "m", "objects": [out[a["ref"]], out[b["ref"]]]}]})
+    cluster = reported["management_clusters"][0]
+    assert cluster["objects"][0]["drain_timeouts"][0]["name"] == "a-x1" and cluster["objects"][1]["drain_timeouts"] == []
+    assert "**drain timed out**: a-x1 on node a-x1" in markdown.render_markdown(reported)
+    assert report_model.awx_stats(dict(cluster, objects=[out[a["ref"]], out[b["ref"]]]))["drain_timeouts"] == 1
+    # undrainable=fail: the wave fails on the drain, named, with what to do
+    wait = {"reason": "drain_timed_out", "failed_refs": [a["ref"]], "ended": NOW, "drain_timeouts": timed_out,
+            "resources": [resource(a, done=False, message="a is rolling out"), resource(b)]}
+    failed = failed_wave([a, b], wait)
+    rec = failed["objects"][a["ref"]]
+    assert rec["failure_reason"].startswith("the drain of a Machine timed out (undrainable=fail): Machine a-x1 (Node a-x1): "
+                                            "drain timed out")
+    assert rec["drain_timeouts"][0]["machine"] == "a-x1"
+    assert "undrainable=continue" in failed["status"]["next_step"]

@@ -43,6 +43,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import status as
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
@@ -522,7 +523,7 @@ class Waiter(object):
             self.stuck[ref] = {"lines": statuses.stuck_reasons(views.view(obj, api_version=group.version), machines=machines),
                                "machines": machines or []}
         lines = {ref: entry["lines"] for ref, entry in self.stuck.items()}
-        return WaitFailed(ws.failure_message(self.state, lines), hint=ws.HINTS.get(self.state["reason"]),
+        return WaitFailed(ws.failure_message(self.state, lines), hint=outcomes.hint(self.state["reason"]),
                           reason=self.state["reason"], objects=self.objects())
 
 

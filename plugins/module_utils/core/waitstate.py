@@ -31,6 +31,9 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
+# the failure reasons a wait decides (their wording: core.outcomes)
+from ansible_collections.capi.rollout.plugins.module_utils.core.outcomes import (
+    DELETED, DRAIN_TIMED_OUT, DRIFT, SOAK_FAILED, STALLED, TEMPLATE_MISSING, WAIT_TIMEOUT)
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -42,34 +45,10 @@ SOAK = "soak"
 SUCCEEDED = "succeeded"
 FAILED = "failed"
 
-STALLED = "stalled"
-WAIT_TIMEOUT = "wait_timeout"
-SOAK_FAILED = "soak_failed"
-DELETED = "deleted"
-DRIFT = "drift"
-TEMPLATE_MISSING = "template_missing"
-DRAIN_TIMED_OUT = "drain_timed_out"
 # what a wait does when CAPI deleted a Machine whose drain timed out (``note_machine``)
 UNDRAINABLE_CHOICES = ("fail", "continue")
 
 FINISHED = (SUCCEEDED, FAILED)
-
-# The next step for the user, per failure reason (appended to every failure message).
-HINTS = {
-    STALLED: "look at the Machines and the infrastructure provider (a failing machine template?); raise "
-             "stall_timeout if the machines are just slow to provision",
-    WAIT_TIMEOUT: "raise wait_timeout, or check the progress lines for what is slow",
-    SOAK_FAILED: "the objects rolled out but did not stay healthy; look at the Machines named here",
-    DELETED: "check who deleted it (the Cluster being deleted?)",
-    DRIFT: "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the "
-           "same refresh id to switch it again once it is settled",
-    TEMPLATE_MISSING: "find out who deleted the template (the audit log); create it again under the same name "
-                      "(capi_machine_template from the same source and overrides makes the same one), or undo the "
-                      "rollout (capi_rollout_undo) to go back to the previous template",
-    DRAIN_TIMED_OUT: "the Pods named were not evicted (CAPI deleted the Machine when its node drain timeout passed): "
-                     "check their workloads; rerun with undrainable=continue to let such drains pass, or fix what "
-                     "blocks them (a PodDisruptionBudget that allows no disruption) and rerun with the same refresh id",
-}
 
 
 class WaitState(TypedDict):
@@ -239,7 +218,7 @@ def snapshot(obj: Dict[str, Any], version: Optional[str], machine_sets: Optional
 
 def failure_message(state, stuck):
     """The failure of a finished ``state`` in one message: what happened, what is stuck per object
-    (``stuck``: {ref: [lines]}), and the next step (without the hint: see HINTS)."""
+    (``stuck``: {ref: [lines]}), and the next step (without the hint: core.outcomes.hint)."""
     details = [f"{ref}: " + "; ".join(stuck[ref]) for ref in state["failed_refs"] if stuck.get(ref)]
     return state["message"].rstrip(". ") + (". Stuck: " + " | ".join(details) if details else "")
 

@@ -21,6 +21,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
@@ -29,7 +30,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.report import model a
 PRIVATE_FIELDS = ("target_ref", "resume", "wave_name", "ref", "restart", "wait", "clone")
 
 # the wait reasons of a rollout that went wrong on the cluster (not in this run)
-ROLLOUT_REASONS = ("stalled", "wait_timeout", "soak_failed")
 
 
 def merge(base, extra):
@@ -92,7 +92,7 @@ def _switch_outcome(switches):
         if result.get("failed") is not True:
             switched.update((ref, when) for ref in refs)
             continue
-        if result.get("reason") == "lock_lost":
+        if result.get("reason") == outcomes.LOCK_LOST:
             continue  # refused before any write: the wave failed on the lock, not on these objects
         changed = list(result.get("changed_objects") or [])
         switched.update((ref, when) for ref in changed)
@@ -175,48 +175,6 @@ def _cause(resource, default):
                                     or default))
 
 
-def _phrase(reason, settings, failed_task):
-    phrases = {
-        "stalled": f"stalled: no replica count or condition changed for {settings.get('stall_timeout')}s",
-        "wait_timeout": f"not rolled out after {settings.get('wait_timeout')}s (wait_timeout)",
-        "soak_failed": f"health gate failed during the {settings.get('soak_seconds')}s soak",
-        "deleted": "deleted while rolling out",
-        "drift": "its template was changed during the wave",  # the wait names by whom (core.waitstate.drift)
-        "template_missing": "its template was deleted during the wave",
-        "drain_timed_out": "the drain of a Machine timed out (undrainable=fail)",
-        "lock_lost": "another run took the lock of this management cluster",
-    }
-    return phrases.get(reason, f"{failed_task} failed")
-
-
-def _continues(refresh_id, undone=True):
-    """How a refresh stopped by a failed wave goes on: the waves not started; what its undo switched back is not."""
-    text = f"A {statuses.rerun(refresh_id)} continues with the waves that were not started"
-    return text + ("; objects switched back by the undo need a new refresh_id." if undone else ".")
-
-
-def _next_step(reason, kind, refresh_id):
-    if reason == "deleted":
-        text = f"Find out who deleted it (the Cluster being deleted?); a deleted object is not undone. {_continues(refresh_id, False)}"
-    elif reason == "template_missing":
-        text = ("Find out who deleted the template named above (the API server's audit log) and keep the templates of a "
-                f"refresh until it is done. {_continues(refresh_id)}")
-    elif reason in ROLLOUT_REASONS:
-        text = ("Look at the Machines named above and at the infrastructure provider (image, capacity, hardware) and fix the "
-                f"template overrides. {_continues(refresh_id)}")
-    elif reason == "drain_timed_out":
-        text = ("Look at the workloads of the Pods that were not evicted (a PodDisruptionBudget that allows no disruption?); "
-                f"with undrainable=continue such a drain does not stop the wave. {_continues(refresh_id)}")
-    elif reason == "hook":
-        text = f"Look at what the hook found (its failed task and message above) and fix the cause, or the hook. {_continues(refresh_id)}"
-    else:
-        text = f"Fix the cause named above, then {statuses.rerun(refresh_id)}."
-    if kind == refresh.KUBEADM_CONTROL_PLANE:
-        text += (" A control plane is never undone (kubeadm does not support going back): roll it forward onto a template "
-                 "that works.")
-    return text
-
-
 def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result, now, refresh_id,
                 settings, undo_on_failure=True, restart=False, hook=None):
     """What failed in ``wave`` and why, from the registered results of its tasks (``wait``, ``switches``: the
@@ -232,20 +190,20 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     """
     wait = wait or {}
     # a lock lost before the wait: a clone or switch call found another holder when it renewed the lock
-    reason = wait.get("reason") or ("lock_lost" if _failed_reason(failed_result) == "lock_lost" else "")
+    reason = wait.get("reason") or (outcomes.LOCK_LOST if _failed_reason(failed_result) == outcomes.LOCK_LOST else "")
     if hook and not reason:
-        reason = "hook"
+        reason = outcomes.HOOK
         failed_task = f"the {hook.get('point')} hook {hook.get('file')} (its task '{failed_task}')"
     msg = _failed_item_msg(failed_result, None) or (failed_result or {}).get("msg", "failed")
     failed_switches, switched = _switch_outcome(switches)
     switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
     if reason == "not_found" and wait.get("ref") in switched_refs:
         # gone between its switch and the wait's first look, which names it not found
-        reason, deleted = "deleted", [wait["ref"]]
+        reason, deleted = outcomes.DELETED, [wait["ref"]]
     else:
-        deleted = list(wait.get("failed_refs") or []) if reason == "deleted" else []
+        deleted = list(wait.get("failed_refs") or []) if reason == outcomes.DELETED else []
     failed_refs = _unique(deleted + list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
-    phrase = _phrase(reason, settings or {}, failed_task)
+    phrase = outcomes.phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
     stuck = wait.get("stuck") or {}
     changes = {}
@@ -260,7 +218,7 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
         cause = _cause(resource, msg)
-        if reason == "drain_timed_out" and drained.get(ref):
+        if reason == outcomes.DRAIN_TIMED_OUT and drained.get(ref):
             cause = "; ".join(f"Machine {m['machine']}" + (f" (Node {m['node']})" if m.get("node") else "") + f": {m['reason']}"
                               for m in drained[ref])
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
@@ -279,13 +237,13 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     objects = _apply(objects, changes)
     reasons = " | ".join(f"{objects[ref]['ref']}: {objects[ref].get('failure_reason')}" for ref in failed_refs)
     undo = []
-    if undo_on_failure and not restart and reason != "lock_lost":
+    if undo_on_failure and not restart and reason != outcomes.LOCK_LOST:
         undo = [objects[ref] for ref in switched_refs
                 if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT and ref not in deleted]
     return {
         "objects": objects,
         "status": statuses.status("failed", f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",
-                                  _next_step(reason, wave.get("kind"), refresh_id)),
+                                  outcomes.next_step(reason, refresh_id, wave.get("kind") == refresh.KUBEADM_CONTROL_PLANE)),
         "failed_refs": failed_refs,
         "wave": wave["name"],
         "undo": [{"kind": obj["kind"], "namespace": obj["namespace"], "name": obj["name"]} for obj in undo],
@@ -341,7 +299,7 @@ def end_check(objects, wait, now, refresh_id):
     for ref in wait.get("failed_refs") or []:
         if ref not in objects:
             continue
-        if wait.get("reason") == "deleted":
+        if wait.get("reason") == outcomes.DELETED:
             changes[ref] = {"result": "deleted",
                             "failure_reason": f"deleted after its wave (seen gone at {wait.get('ended') or now})"}
             continue

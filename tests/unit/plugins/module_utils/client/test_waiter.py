@@ -14,6 +14,7 @@ import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Group, WaitFailed, Waiter
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
@@ -183,7 +184,7 @@ def test_stall_detected_with_message_naming_what_is_stuck():
     assert "stall_timeout=50s" in text
     assert "Scaling up from 3 to 4 replicas" in text
     assert "Machine md-0-new-1 is not ready" in text
-    assert ws.HINTS[ws.STALLED].split(";", maxsplit=1)[0] in text  # the next step, from the one table of hints
+    assert outcomes.hint(ws.STALLED).split(";", maxsplit=1)[0] in text  # the next step, from the one table of hints
     assert err.value.objects[0]["metadata"]["resourceVersion"] == "12"
     assert waiter.stuck["machinedeployment/default/md-0"]["machines"] == machines
 
@@ -462,7 +463,7 @@ def test_a_target_template_deleted_during_the_rollout_fails_it_when_it_completes
     name = rolling(10, 0)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
     assert err.value.reason == ws.TEMPLATE_MISSING and waiter.state["failed_refs"] == ["machinedeployment/default/md-0"]
     assert f"is on DockerMachineTemplate default/{name}, which no longer exists" in str(err.value)
-    assert err.value.hint == ws.HINTS[ws.TEMPLATE_MISSING] and waiter.state["rollout_finished"] is None
+    assert err.value.hint == outcomes.hint(ws.TEMPLATE_MISSING) and waiter.state["rollout_finished"] is None
     assert waiter.snapshots["machinedeployment/default/md-0"]["template_missing"]
 
 

@@ -11,6 +11,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
@@ -192,7 +193,7 @@ def test_a_drain_that_succeeded_is_no_timeout_and_undrainable_fail_fails_the_wai
     failing = ws.new_state([REF], 0)
     ws.note_machine(failing, 40, REF, _machine(reason="WaitingForInfrastructureDeletion", drained=False), undrainable="fail")
     assert (failing["phase"], failing["reason"], failing["failed_refs"]) == (ws.FAILED, ws.DRAIN_TIMED_OUT, [REF])
-    assert "md-0-abcde-x1y2z" in failing["message"] and ws.HINTS[ws.DRAIN_TIMED_OUT]
+    assert "md-0-abcde-x1y2z" in failing["message"] and outcomes.hint(ws.DRAIN_TIMED_OUT)
 
 
 @pytest.mark.parametrize("version", objs.VERSIONS)

@@ -6,6 +6,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects
 
@@ -125,7 +126,7 @@ def test_a_template_that_is_gone_fails_the_objects_on_it_even_when_done():
     assert state["message"] == (f"{A} is on DockerMachineTemplate default/a-new, which no longer exists: its MachineSet "
                                 "cannot create Machines from it (replacements and scale-ups fail)")
     assert lines[-1].endswith(state["message"]) and state["rollout_finished"] is None
-    assert "create it again under the same name" in ws.HINTS[ws.TEMPLATE_MISSING]
+    assert "create it again under the same name" in outcomes.hint(ws.TEMPLATE_MISSING)
 
 
 def test_deciding_is_each_observation_that_may_end_the_wait_or_start_its_soak():

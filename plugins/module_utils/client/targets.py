@@ -62,12 +62,8 @@ def _list(api, kind, version, namespace, label_selector=None, field_selector=Non
 
 
 def selection_from_params(params):
-    names = params.get("names")
-    if params.get("switches") is not None:
-        # capi_rollout_restart's switches select their objects by name, exactly as names does
-        names = [item["name"] for item in params["switches"]]
     return selections.selection(kind=params.get("kind"), namespace=params.get("namespace"), name=params.get("name"),
-                                names=names, cluster_name=params.get("cluster_name"),
+                                names=params.get("names"), cluster_name=params.get("cluster_name"),
                                 label_selectors=params.get("label_selectors"))
 
 

@@ -8,12 +8,15 @@ sent as a server-side dry run (client.requests), so RBAC, admission and validati
 the real run, and nothing is waited for.
 
 What differs per verb lives in its own file (flows/restart.py, flows/pause.py, flows/undo.py), each with the
-same three functions (typed as ``flows.verb.Verb``):
+same functions (typed as ``flows.verb.Verb``):
 
 - ``refuse_early(params)``: refusals that need no request (raise RolloutError);
 - ``planner(run, selected, clusters, now, actor)`` -> ``plan(obj)``: may read a constant number of objects
   first; ``plan`` is called again with a fresh object when a write must be retried;
-- ``check_plans(run, planned)``: checks over all plans, before the first write.
+- ``check_plans(run, planned)``: checks over all plans, before the first write;
+- ``selection_options(params)``: the options that select its objects (its own params, or names it takes elsewhere);
+- ``write_prerequisites(run, planned)``: what its writes need written first (restart's new templates), once every
+  check passed.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -56,12 +59,10 @@ class StoppedPartWay(RolloutError):
 def run_change(module: AnsibleModule, verb: Verb) -> None:
     """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
     params = module.params
-    empty = selects_nothing(params)
-    if empty:
-        alternatives = "name, names, cluster_name or label_selectors" + (", or at least one switch" if empty == "switches" else "")
-        module.fail_json(msg=f"{empty} is empty: no object selected; give {alternatives}", reason="invalid_selection",
-                         changed=False, objects=[], progress=[], api_requests=0)
     try:
+        if selects_nothing(params):
+            raise RolloutError("names is empty: no object selected; give name, names, cluster_name or label_selectors",
+                               reason="invalid_selection")
         verb.refuse_early(params)
     except RolloutError as err:
         module.fail_json(**dict(err.to_dict(), changed=False, objects=[], progress=[], api_requests=0))
@@ -73,7 +74,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
     try:
         if params.get("lease"):
             locks.renew(run, params["lease"])
-        selected = run.select(require_match=True)
+        selected = run.select(verb.selection_options(params), require_match=True)
         clusters = run.clusters(selected)
         # Server time: triggers and records must be in the controllers' clock (client.serverclock).
         now = run.api.server_now()
@@ -82,6 +83,8 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
         planned = [(obj, plan_for(obj)) for obj in selected.objects]
         verb.check_plans(run, planned)
         _check_owners(planned, params["field_owners"])
+        # only once every check passed: a refusal leaves nothing behind
+        verb.write_prerequisites(run, planned)
         final = {}
         for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:

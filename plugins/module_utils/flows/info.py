@@ -29,7 +29,7 @@ def run_info(module):
     resources = []
     selected = None
     try:
-        selected = run.select(require_match=False)
+        selected = run.select(params, require_match=False)
         clusters = run.clusters(selected)
         objects = selected.objects
         if not objects and not targets.namespace_exists(run.api, selected.namespace):

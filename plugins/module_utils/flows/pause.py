@@ -32,3 +32,12 @@ def planner(run, selected, clusters, now, actor):
 
 def check_plans(run, planned):
     """A pause references nothing that must exist."""
+
+
+def selection_options(params):
+    """Its own options select its objects."""
+    return params
+
+
+def write_prerequisites(run, planned):
+    """A pause writes nothing but its objects."""

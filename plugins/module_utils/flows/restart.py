@@ -29,14 +29,18 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import view as v
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import selects_nothing
 
 
 RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place", "hold")
 
 
 def refuse_early(params):
-    """An object named twice in ``switches`` (which of its templates?); every other refusal of a restart depends
-    on the object."""
+    """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?); every other
+    refusal of a restart depends on the object."""
+    if selects_nothing(params, "switches"):
+        raise RolloutError("switches is empty: no object selected; give name, names, cluster_name or label_selectors, "
+                           "or at least one switch", reason="invalid_selection")
     seen = set()
     for item in params.get("switches") or []:
         name = _switch_name(item)
@@ -235,7 +239,7 @@ def planner(run, selected, clusters, now, actor):
 def check_plans(run, planned):
     """Every template a planned switch points at must exist and be a machine template, checked before the first
     write (client.templates.check_templates: one GET for one template, one LIST per kind for several), unless a
-    clone of this task makes it; then the clones are created."""
+    clone of this task makes it (write_prerequisites creates those)."""
     required = {}
     made = run.verb_state.made()
     for _obj, plan in planned:
@@ -250,4 +254,15 @@ def check_plans(run, planned):
             required.setdefault(key, (namespace, {"api_group": key[1], "kind": key[2], "name": key[3]}, plan["ref"]))
     if required:
         templates.check_templates(run.api, run.discovery, list(required.values()))
+
+
+def selection_options(params):
+    """``switches`` select their objects by name, as ``names`` does."""
+    if params.get("switches") is None:
+        return params
+    return dict(params, names=[item["name"] for item in params["switches"]])
+
+
+def write_prerequisites(run, planned):
+    """The new templates of the switches (the task's first writes, after every check)."""
     run.verb_state.create()

@@ -134,8 +134,9 @@ class Run(object):
         self.module.fail_json(**self.result(**fields))
 
     # ----- reads -----
-    def select(self, require_match: bool) -> Selected:
-        return targets.select(self.api, self.discovery, self.module.params, require_match=require_match)
+    def select(self, options: Dict[str, Any], require_match: bool) -> Selected:
+        """The objects the selection ``options`` (the module's, or a verb's ``selection_options``) name."""
+        return targets.select(self.api, self.discovery, options, require_match=require_match)
 
     def select_kind(self, kind: str, namespace: str, label_selectors: Optional[List[str]] = None) -> Selected:
         """Every ``kind`` object of ``namespace`` matching ``label_selectors``, whatever the module's own options."""
@@ -219,12 +220,7 @@ def warn_status(module: AnsibleModule, resources: List[Dict[str, Any]]) -> None:
             module.warn(f"{entry['ref']}: {warning}")
 
 
-def selects_nothing(params: Dict[str, Any]) -> Optional[str]:
-    """The option that selects no object: ``names`` (or restart's ``switches``) given as [] and nothing else; None
-    when the params select something."""
-    if params.get("cluster_name") or params.get("label_selectors"):
-        return None
-    for option in ("names", "switches"):
-        if params.get(option) == []:
-            return option
-    return None
+def selects_nothing(params: Dict[str, Any], option: str = "names") -> bool:
+    """Whether ``option`` (a list of names: ``names``, or a verb's own such as restart's ``switches``) is given as []
+    and nothing else selects objects."""
+    return params.get(option) == [] and not (params.get("cluster_name") or params.get("label_selectors"))

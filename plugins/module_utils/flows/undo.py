@@ -91,3 +91,12 @@ def planner(run, selected, clusters, now, actor):
 
 def check_plans(run, planned):
     """The templates of the target revisions were read by the planner (core.undo refuses a missing one)."""
+
+
+def selection_options(params):
+    """Its own options select its objects."""
+    return params
+
+
+def write_prerequisites(run, planned):
+    """An undo writes nothing but its objects."""

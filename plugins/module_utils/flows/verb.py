@@ -2,10 +2,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The interface of a verb of the change flow (flows.change.run_change), as a type.
 
-A verb is a module of this folder (flows/restart.py, flows/pause.py, flows/undo.py) with the three functions below;
+A verb is a module of this folder (flows/restart.py, flows/pause.py, flows/undo.py) with the functions below;
 its decisions are in the core (core/<verb>.py, whose planner returns a ``core.plan.Plan``). The change flow calls
-them in this order, before its first write: ``refuse_early`` (no request made yet), ``planner`` once, the plan
-function it returns once per selected object, ``check_plans`` over every plan; its ``RESULT_KEYS`` say what its
+them in this order, before its first write: ``refuse_early`` (no request made yet), ``selection_options`` to select its
+objects, ``planner`` once, the plan function it returns once per selected object, ``check_plans`` over every plan,
+``write_prerequisites``; its ``RESULT_KEYS`` say what its
 result entries carry besides every verb's. A write that must be retried (a failed
 ``test`` or a 409) calls the plan function again with the object read fresh. ``make typecheck`` checks that each
 verb module passed to run_change by its Ansible module has these functions.
@@ -45,3 +46,11 @@ class Verb(Protocol):
 
     def check_plans(self, run: Run, planned: List[Tuple[KubeObject, Plan]]) -> None:
         """Checks over all (object, plan) pairs before the first write (raise a RolloutError to refuse)."""
+
+    def selection_options(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        """The options that select its objects (client.targets.selection_from_params): ``params``, or with ``names``
+        taken from an option of its own (restart's ``switches``)."""
+
+    def write_prerequisites(self, run: Run, planned: List[Tuple[KubeObject, Plan]]) -> None:
+        """What its writes need written first (restart's new templates), called once every check passed (its own and
+        flows.change's field owners), so a refusal leaves nothing behind."""

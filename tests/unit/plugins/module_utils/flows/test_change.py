@@ -636,6 +636,21 @@ def test_a_template_that_cannot_be_made_switches_nothing_and_creates_nothing(con
     assert out.result["changed"] is False and out.result["objects"] == []
 
 
+def test_a_template_switch_refused_for_a_field_git_owns_creates_no_template(conn):
+    _mds, planned = script_clones(conn, ("md-0", "md-1"))
+    conn.answers[("GET", MDS)][0][1]["items"][1]["metadata"]["managedFields"] = [FLUX_APPLY]  # md-1, as served
+    for name in ("md-0", "md-1"):  # the dry runs of both clones
+        conn.add("POST", TEMPLATES, status=201, body=made(planned[name]))
+    out = run(FakeModule(switches=[templated("md-0"), templated("md-1")]))
+    assert out.failed and out.result["reason"] == "field_owned"
+    assert out.result["msg"].startswith("machinedeployment/default/md-1: spec.template.spec.infrastructureRef.name is "
+                                        "owned by kustomize-controller")
+    # the clones were checked (positive control: two dry runs) and none was created
+    assert [(s["method"], s["query"].get("dryRun")) for s in conn.sent if s["method"] != "GET"] == [
+        ("POST", "All"), ("POST", "All")]
+    assert out.result["changed"] is False
+
+
 def test_a_failed_create_switches_nothing_and_says_what_was_made(conn):
     mds, planned = script_clones(conn, ("md-0", "md-1"))
     conn.add("POST", TEMPLATES, status=201, body=made(planned["md-0"]))

@@ -3,34 +3,30 @@
 """How a rollout ends badly, in one table: per failure reason, the phrase a wave's record uses, the hint a wait's
 error gives and the next step a refresh's record gives (one vocabulary for the wait, the role and the report).
 
-The wait decides the reasons of a rollout (core.waitstate); a refresh adds its own (a lost lock, a failed hook). The
-wordings read the run's settings (``stall_timeout``, ``wait_timeout``, ``soak_seconds``) where they name them.
+The wait decides the reasons of a rollout (core.waitstate's constants); a refresh adds its own (a lost lock, a failed
+hook). The phrases read the run's settings (``stall_timeout``, ``wait_timeout``, ``soak_seconds``) where they name them.
 """
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from typing import NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Optional
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status as statuses
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 
-STALLED = "stalled"
-WAIT_TIMEOUT = "wait_timeout"
-SOAK_FAILED = "soak_failed"
-DELETED = "deleted"
-DRIFT = "drift"
-TEMPLATE_MISSING = "template_missing"
-DRAIN_TIMED_OUT = "drain_timed_out"
+# the reasons of a refresh besides a wait's (core.waitstate's)
 LOCK_LOST = "lock_lost"
 HOOK = "hook"
 
 
 class Outcome(NamedTuple):
-    """``phrase``: what happened, in a wave's record (format fields: the settings); ``hint``: what to do, appended to
+    """``phrase``: what happened, in a wave's record, from the run's settings (None: the task that failed);
+    ``hint``: what to do, appended to
     the wait's error ("" for reasons no wait decides); ``next_step``: what to do before the refresh goes on ("" for the
     generic "fix the cause"); ``undone``: whether the wave's undo switched objects back (a deleted object is not)."""
 
-    phrase: str
+    phrase: Optional[Callable[[Mapping[str, Any]], str]]
     hint: str = ""
     next_step: str = ""
     undone: bool = True
@@ -40,46 +36,46 @@ _ROLLOUT_STEP = ("Look at the Machines named above and at the infrastructure pro
                  "fix the template overrides.")
 
 OUTCOMES = {
-    STALLED: Outcome(
-        "stalled: no replica count or condition changed for {stall_timeout}s",
+    ws.STALLED: Outcome(
+        lambda settings: f"stalled: no replica count or condition changed for {settings.get('stall_timeout')}s",
         "look at the Machines and the infrastructure provider (a failing machine template?); raise stall_timeout if "
         "the machines are just slow to provision",
         _ROLLOUT_STEP),
-    WAIT_TIMEOUT: Outcome(
-        "not rolled out after {wait_timeout}s (wait_timeout)",
+    ws.WAIT_TIMEOUT: Outcome(
+        lambda settings: f"not rolled out after {settings.get('wait_timeout')}s (wait_timeout)",
         "raise wait_timeout, or check the progress lines for what is slow",
         _ROLLOUT_STEP),
-    SOAK_FAILED: Outcome(
-        "health gate failed during the {soak_seconds}s soak",
+    ws.SOAK_FAILED: Outcome(
+        lambda settings: f"health gate failed during the {settings.get('soak_seconds')}s soak",
         "the objects rolled out but did not stay healthy; look at the Machines named here",
         _ROLLOUT_STEP),
-    DELETED: Outcome(
-        "deleted while rolling out",
+    ws.DELETED: Outcome(
+        lambda _settings: "deleted while rolling out",
         "check who deleted it (the Cluster being deleted?)",
         "Find out who deleted it (the Cluster being deleted?); a deleted object is not undone.",
         undone=False),
-    DRIFT: Outcome(
+    ws.DRIFT: Outcome(
         # the wait names by whom (core.waitstate.drift)
-        "its template was changed during the wave",
+        lambda _settings: "its template was changed during the wave",
         "find out who changed the template (the audit log, a GitOps tool reverting it?); rerun with the same refresh "
         "id to switch it again once it is settled"),
-    TEMPLATE_MISSING: Outcome(
-        "its template was deleted during the wave",
+    ws.TEMPLATE_MISSING: Outcome(
+        lambda _settings: "its template was deleted during the wave",
         "find out who deleted the template (the audit log); create it again under the same name "
         "(capi_machine_template from the same source and overrides makes the same one), or undo the rollout "
         "(capi_rollout_undo) to go back to the previous template",
         "Find out who deleted the template named above (the API server's audit log) and keep the templates of a "
         "refresh until it is done."),
-    DRAIN_TIMED_OUT: Outcome(
-        "the drain of a Machine timed out (undrainable=fail)",
+    ws.DRAIN_TIMED_OUT: Outcome(
+        lambda _settings: "the drain of a Machine timed out (undrainable=fail)",
         "the Pods named were not evicted (CAPI deleted the Machine when its node drain timeout passed): check their "
         "workloads; rerun with undrainable=continue to let such drains pass, or fix what blocks them (a "
         "PodDisruptionBudget that allows no disruption) and rerun with the same refresh id",
         "Look at the workloads of the Pods that were not evicted (a PodDisruptionBudget that allows no disruption?); "
         "with undrainable=continue such a drain does not stop the wave."),
-    LOCK_LOST: Outcome("another run took the lock of this management cluster"),
+    LOCK_LOST: Outcome(lambda _settings: "another run took the lock of this management cluster"),
     HOOK: Outcome(
-        "{failed_task} failed",
+        None,
         next_step="Look at what the hook found (its failed task and message above) and fix the cause, or the hook."),
 }
 
@@ -94,10 +90,9 @@ def phrase(reason, settings, failed_task):
     """What happened in a wave that failed for ``reason`` (``failed_task``: the name of the task that failed, said
     when the reason has no phrase of its own)."""
     outcome = OUTCOMES.get(reason)
-    if outcome is None:
+    if outcome is None or outcome.phrase is None:
         return f"{failed_task} failed"
-    return outcome.phrase.format(failed_task=failed_task, stall_timeout=settings.get("stall_timeout"),
-                                 wait_timeout=settings.get("wait_timeout"), soak_seconds=settings.get("soak_seconds"))
+    return outcome.phrase(settings)
 
 
 def _continues(refresh_id, undone):

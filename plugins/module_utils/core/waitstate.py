@@ -31,9 +31,6 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import conditions as conds
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
-# the failure reasons a wait decides (their wording: core.outcomes)
-from ansible_collections.capi.rollout.plugins.module_utils.core.outcomes import (
-    DELETED, DRAIN_TIMED_OUT, DRIFT, SOAK_FAILED, STALLED, TEMPLATE_MISSING, WAIT_TIMEOUT)
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -49,6 +46,15 @@ FAILED = "failed"
 UNDRAINABLE_CHOICES = ("fail", "continue")
 
 FINISHED = (SUCCEEDED, FAILED)
+
+# the failure reasons a wait decides (their words: core.outcomes)
+STALLED = "stalled"
+WAIT_TIMEOUT = "wait_timeout"
+SOAK_FAILED = "soak_failed"
+DELETED = "deleted"
+DRIFT = "drift"
+TEMPLATE_MISSING = "template_missing"
+DRAIN_TIMED_OUT = "drain_timed_out"
 
 
 class WaitState(TypedDict):

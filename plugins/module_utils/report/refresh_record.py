@@ -24,6 +24,7 @@ import re
 from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status as statuses
+from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
 # fields of the plan's objects that only the role uses; the report leaves them out
@@ -199,9 +200,9 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     switched_refs = _unique(list(switched) + [obj["ref"] for obj in wave_objects or [] if obj.get("resume")])
     if reason == "not_found" and wait.get("ref") in switched_refs:
         # gone between its switch and the wait's first look, which names it not found
-        reason, deleted = outcomes.DELETED, [wait["ref"]]
+        reason, deleted = ws.DELETED, [wait["ref"]]
     else:
-        deleted = list(wait.get("failed_refs") or []) if reason == outcomes.DELETED else []
+        deleted = list(wait.get("failed_refs") or []) if reason == ws.DELETED else []
     failed_refs = _unique(deleted + list(wait.get("failed_refs") or []) + _failed_clones(switches) + failed_switches)
     phrase = outcomes.phrase(reason, settings or {}, failed_task)
     resources = _by_ref(wait.get("resources"))
@@ -218,7 +219,7 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         resource = resources.get(ref, {})
         machines = (stuck.get(ref) or {}).get("machines", [])
         cause = _cause(resource, msg)
-        if reason == outcomes.DRAIN_TIMED_OUT and drained.get(ref):
+        if reason == ws.DRAIN_TIMED_OUT and drained.get(ref):
             cause = "; ".join(f"Machine {m['machine']}" + (f" (Node {m['node']})" if m.get("node") else "") + f": {m['reason']}"
                               for m in drained[ref])
         machine_text = "".join(f"; machine {machine.get('name')}: {machine.get('reason')}" for machine in machines)
@@ -299,7 +300,7 @@ def end_check(objects, wait, now, refresh_id):
     for ref in wait.get("failed_refs") or []:
         if ref not in objects:
             continue
-        if wait.get("reason") == outcomes.DELETED:
+        if wait.get("reason") == ws.DELETED:
             changes[ref] = {"result": "deleted",
                             "failure_reason": f"deleted after its wave (seen gone at {wait.get('ended') or now})"}
             continue

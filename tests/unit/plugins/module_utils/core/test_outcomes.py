@@ -22,7 +22,7 @@ def test_every_reason_a_wait_decides_has_a_hint_and_a_phrase(reason):
 
 
 @pytest.mark.parametrize("reason,words", [
-    (outcomes.STALLED, "for 600s"), (outcomes.WAIT_TIMEOUT, "after 3600s"), (outcomes.SOAK_FAILED, "the 120s soak")])
+    (ws.STALLED, "for 600s"), (ws.WAIT_TIMEOUT, "after 3600s"), (ws.SOAK_FAILED, "the 120s soak")])
 def test_a_phrase_names_the_setting_it_is_about(reason, words):
     assert words in outcomes.phrase(reason, SETTINGS, "x")
 
@@ -34,11 +34,11 @@ def test_a_reason_without_a_phrase_names_the_task_that_failed():
 
 
 def test_the_next_step_says_how_the_refresh_goes_on_and_whether_the_undo_switched_objects_back():
-    step = outcomes.next_step(outcomes.STALLED, "r-1")
+    step = outcomes.next_step(ws.STALLED, "r-1")
     assert step.startswith("Look at the Machines") and "re-run with refresh_id r-1" in step
     assert step.endswith("objects switched back by the undo need a new refresh_id.")
-    deleted = outcomes.next_step(outcomes.DELETED, "r-1")
+    deleted = outcomes.next_step(ws.DELETED, "r-1")
     assert "not undone" in deleted and deleted.endswith("the waves that were not started.")
     assert outcomes.next_step(outcomes.LOCK_LOST, "r-1") == "Fix the cause named above, then re-run with refresh_id r-1."
-    assert outcomes.next_step(outcomes.DRIFT, "r-1", control_plane=True).endswith(
+    assert outcomes.next_step(ws.DRIFT, "r-1", control_plane=True).endswith(
         "roll it forward onto a template that works.")

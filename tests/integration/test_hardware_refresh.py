@@ -202,7 +202,7 @@ def test_rollout_status_reads_every_object_and_writes_nothing(hw, tmp_path):
     assert run.rc == 0, run.explain()
     assert "hw-lab: " in run.stdout and " objects, " in run.stdout, run.explain()
     for name in ("l1-md-0", "l4-md-0", "l5-md-0"):
-        assert f"MachineDeployment/default/{name}" in run.stdout, name
+        assert f"machinedeployment/default/{name}" in run.stdout, name
     assert lab.writes(mark) == []
     # positive control: it read the cluster (one list per kind) and asked about the lock as a dry run
     verbs = [e["verb"] for e in lab.requests(mark) if "/machinedeployments" in e["requestURI"]]

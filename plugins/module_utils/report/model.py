@@ -17,6 +17,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
+
 from ansible_collections.capi.rollout.plugins.module_utils.report.fmt import (
     DASH,
     as_int,
@@ -112,12 +114,9 @@ def _template(value):
 
 
 def object_ref(kind, namespace, name):
-    """``MachineDeployment/team-a/prod-1-md-0`` (namespace omitted when unknown)."""
-    parts = [kind or "Object"]
-    if namespace:
-        parts.append(namespace)
-    parts.append(name or "?")
-    return "/".join(parts)
+    """``machinedeployment/team-a/prod-1-md-0`` (namespace omitted when unknown): the ``ref`` of every message of the
+    collection (core.errors.ref), so a report and the task that failed name an object alike."""
+    return make_ref(kind or "Object", namespace, name or "?")
 
 
 def _ref_key(ref):

@@ -107,7 +107,7 @@ def test_failed_object_is_red_with_its_reason_and_next_step():
     # table row and timeline bar are red
     row = re.search(r'<tr class="is-failed">.*?</tr>', page, re.S).group(0)
     assert "payments/edge-2-md-1" in row and 'class="note red">stalled for 300s' in row
-    assert re.search(r'<rect class="bar bar-failed"[^>]*><title>MachineDeployment/payments/edge-2-md-1: rollout', page)
+    assert re.search(r'<rect class="bar bar-failed"[^>]*><title>machinedeployment/payments/edge-2-md-1: rollout', page)
     assert 'class="marker-failed"' in page
     # undo is drawn hatched
     assert re.search(r'class="bar bar-undo" [^>]*fill="url\(#tl1-hatch\)"', page)

@@ -45,13 +45,13 @@ def test_failures_carry_reason_and_next_step_without_repeating_the_cluster():
     failed = [f for f in failures if f["result"] == "failed"]
     assert len(failed) == 1
     assert failed[0]["management_cluster"] == "mgmt-west"
-    assert failed[0]["object"] == "MachineDeployment/payments/edge-2-md-1"
+    assert failed[0]["object"] == "machinedeployment/payments/edge-2-md-1"
     assert failed[0]["reason"].startswith("stalled for 300s")
     # the cluster-level reason repeated the object's, so the object entry takes the cluster's next step
     assert "BMC of r760-rack4-u12" in failed[0]["next_step"]
     assert not [f for f in failures if f["object"] is None]
     undone = [f for f in failures if f["result"] == "undone"]
-    assert [f["object"] for f in undone] == ["MachineDeployment/payments/edge-2-md-2"]
+    assert [f["object"] for f in undone] == ["machinedeployment/payments/edge-2-md-2"]
 
 
 def test_attention_lists_the_stopped_cluster():
@@ -73,7 +73,7 @@ def test_plan_counts_and_blockers():
     assert result["machines_to_replace"] == 3 + 3 + 6 + 3 + 4
     assert result["machines_replaced"] == 0
     blocked = dict((b["object"], b["blockers"]) for b in result["blocked"])
-    assert blocked["MachineDeployment/payments/edge-2-md-1"][1].startswith("spec.rolloutAfter is in the future")
+    assert blocked["machinedeployment/payments/edge-2-md-1"][1].startswith("spec.rolloutAfter is in the future")
 
 
 def test_summary_is_json_serialisable():

@@ -192,7 +192,7 @@ def test_summary_and_attention_tell_a_repeated_failure_on_the_same_object(reason
     failures = model.summarize(report)["failures"]
     assert needs["show_cluster"] is False and [f["next_step"] for f in needs["failures"]] == ["fix it"]
     assert [(f["object"], f["next_step"]) for f in failures] == [
-        ("MachineDeployment/ns/a", "fix it"), ("MachineDeployment/ns/b", None)]
+        ("machinedeployment/ns/a", "fix it"), ("machinedeployment/ns/b", None)]
 
 
 def test_summary_and_attention_keep_a_cluster_reason_of_their_own():
@@ -200,7 +200,7 @@ def test_summary_and_attention_keep_a_cluster_reason_of_their_own():
     assert model.attention(model.normalize(report)["management_clusters"][0])["show_cluster"] is True
     failures = model.summarize(report)["failures"]
     assert [(f["object"], f["next_step"]) for f in failures] == [
-        (None, "fix it"), ("MachineDeployment/ns/a", None), ("MachineDeployment/ns/b", None)]
+        (None, "fix it"), ("machinedeployment/ns/a", None), ("machinedeployment/ns/b", None)]
 
 
 def test_attention_prefers_the_next_step_of_a_failed_undo():
@@ -232,7 +232,7 @@ def test_attention_lists_clusters_that_did_not_finish(result, reason, next_step,
 
 def test_cluster_reason_falls_back_to_the_first_failed_object():
     assert model.cluster_reason(failed_cluster("lock lost")) == "lock lost"
-    assert model.cluster_reason(failed_cluster(None)) == "MachineDeployment/ns/a: stalled"
+    assert model.cluster_reason(failed_cluster(None)) == "machinedeployment/ns/a: stalled"
     assert model.cluster_reason(cluster_of({"name": "a", "result": "succeeded"})) == ""
 
 
@@ -254,7 +254,7 @@ def test_a_deleted_object_is_deleted_a_failure_of_its_wave_and_cluster_and_count
     mds = summary["machine_deployments"]
     assert (mds["deleted"], mds["undone"], mds["running"], mds["switched"], mds["total"]) == (1, 1, 0, 0, 2)
     assert [(f["object"], f["result"]) for f in summary["failures"]] == [
-        ("MachineDeployment/team-a/edge-1-md-0", "undone"), ("MachineDeployment/team-a/edge-1-md-1", "deleted")]
+        ("machinedeployment/team-a/edge-1-md-0", "undone"), ("machinedeployment/team-a/edge-1-md-1", "deleted")]
     assert ("1 deleted", "red") in model.cluster_sentence_parts(cluster, "apply")
 
 

@@ -38,18 +38,38 @@ def _condition_line(cond):
     return f"{cond['type']}{reason}: {message}" if message else f"{cond['type']} is {cond['status']}{reason}"
 
 
-def _machine_line(machine):
-    name = machine.get("name")
+# the conditions of a Machine that tell why it is not ready, the earliest step of its provisioning first (v1beta1 and
+# v1beta2 names); its Ready condition only sums them up
+_MACHINE_STEPS = ("InfrastructureReady", "BootstrapConfigReady", "BootstrapReady", "NodeReady", "NodeHealthy")
+
+
+def _not_ready_detail(machine):
+    for cond_type in _MACHINE_STEPS:
+        cond = conds.find(machine.get("conditions"), cond_type)
+        if cond and cond["status"] != conds.TRUE:
+            text = f"{cond_type}={cond['status']}" + (f" ({cond['reason']})" if cond.get("reason") else "")
+            return text + (f": {conds.first_lines(cond['message'])}" if cond.get("message") else "")
+    ready = conds.find(machine.get("conditions"), "Ready")
+    return conds.first_lines(ready["message"]) if ready and ready.get("message") else f"phase {machine.get('phase')}"
+
+
+def machine_reason(machine):
+    """Why a Machine view is not healthy, in one line, or None when it is ready and available: what holds up its
+    deletion, else the earliest provisioning step that is not done (with its reason and message), else its Ready
+    condition's message or phase. The one wording of the wait's lines and of the stuck Machines of a failure."""
     if machine.get("deleting"):
         # a hook, a drain or volumes holding it up, with what to do, when CAPI's Deleting condition says so
-        return f"Machine {name} is " + (drains.describe(machine) or f"being deleted (phase {machine.get('phase')})")
-    if machine.get("ready") is False or machine.get("ready") is None:
-        ready = conds.find(machine.get("conditions"), "Ready")
-        detail = conds.first_lines(ready["message"]) if ready and ready.get("message") else f"phase {machine.get('phase')}"
-        return f"Machine {name} is not ready: {detail}"
+        return drains.describe(machine) or f"being deleted (phase {machine.get('phase')})"
+    if machine.get("ready") is not True:
+        return f"not ready: {_not_ready_detail(machine)}"
     if machine.get("available") is False:
-        return f"Machine {name} is ready but not yet available"
+        return "ready but not yet available"
     return None
+
+
+def _machine_line(machine):
+    reason = machine_reason(machine)
+    return f"Machine {machine.get('name')} is {reason}" if reason else None
 
 
 def stuck_reasons(view, conditions=None, machines=None):

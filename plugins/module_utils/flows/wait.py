@@ -20,6 +20,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
+from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
@@ -230,26 +231,6 @@ def restore_drain_timeouts(run, objects):
     return restored
 
 
-def _machine_reason(machine):
-    """Why a Machine view is not healthy, in one line (the most telling condition first)."""
-    if machine.get("deleting"):
-        return drains.describe(machine) or f"being deleted (phase {machine.get('phase')})"
-    wanted = ("InfrastructureReady", "BootstrapConfigReady", "BootstrapReady", "NodeReady", "NodeHealthy", "Ready",
-              "Available")
-    for cond_type in wanted:
-        for cond in machine.get("conditions") or []:
-            if cond.get("type") == cond_type and cond.get("status") != "True":
-                text = f"{cond_type}={cond.get('status')}"
-                if cond.get("reason"):
-                    text += f" ({cond['reason']})"
-                if cond.get("message"):
-                    text += ": " + " ".join(str(cond["message"]).split())[:200]
-                return text
-    if machine.get("ready") is not True:
-        return f"not ready (phase {machine.get('phase')})"
-    return "ready but not yet available"
-
-
 def stuck_details(waiter):
     """{ref: {lines, machines}} for the objects that made the wait fail (after ``waiter.failure()``)."""
     out = {}
@@ -259,10 +240,10 @@ def stuck_details(waiter):
             out[ref] = {"lines": ["the object no longer exists"], "machines": []}
             continue
         lines, machines = waiter.stuck[ref]["lines"], waiter.stuck[ref]["machines"]
-        unhealthy = [m for m in machines if m.get("deleting") or m.get("ready") is not True or m.get("available") is False]
+        reasons = [(m, statuses.machine_reason(m)) for m in sorted(machines, key=lambda m: m.get("name") or "")]
         out[ref] = {"lines": lines,
-                    "machines": [{"name": m.get("name"), "node": m.get("node"), "reason": _machine_reason(m)}
-                                 for m in sorted(unhealthy, key=lambda m: m.get("name") or "")][:10]}
+                    "machines": [{"name": m.get("name"), "node": m.get("node"), "reason": reason}
+                                 for m, reason in reasons if reason][:10]}
     return out
 
 

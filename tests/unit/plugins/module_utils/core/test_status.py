@@ -326,6 +326,18 @@ def test_stuck_reasons_paused_and_machines():
     assert len(lines) == 1 + 5 + 1
 
 
+def test_a_machine_is_named_by_the_earliest_provisioning_step_that_is_not_done():
+    machine = objs.machine(name="m1", ready=False)
+    machine["status"]["conditions"].append({"type": "InfrastructureReady", "status": "False", "reason": "PowerOnFailed",
+                                            "message": "BMC power-on timed out\non host r760-u12"})
+    reason = status.machine_reason(views.view(machine))
+    assert reason == "not ready: InfrastructureReady=False (PowerOnFailed): BMC power-on timed out; on host r760-u12"
+    # the wait's line and the failure's stuck Machine say the same
+    assert status.stuck_reasons(views.view(objs.machine_deployment()), machines=[views.view(machine)]) == [
+        f"Machine m1 is {reason}"]
+    assert status.machine_reason(views.view(objs.machine(name="m2"))) is None
+
+
 def test_stuck_reasons_v1beta1_style_conditions():
     md = objs.machine_deployment("v1beta1")
     del md["status"]["v1beta2"]

@@ -118,13 +118,13 @@ def modules_fleet(capi_version):
 
 
 class CapiEnv:
-    """One management cluster of the module fleet plus helpers for tests."""
+    """One management cluster of a fleet (the only one, or ``management_cluster``) plus helpers for tests."""
 
-    def __init__(self, fleet, capi_version, namespace="default"):
+    def __init__(self, fleet, capi_version, namespace="default", management_cluster=None):
         self.fleet = fleet
         # the namespace of the objects a test module uses on a shared fleet, the default of the helpers below
         self.namespace = namespace
-        self.mgmt = fleet.cluster()
+        self.mgmt = fleet.cluster(management_cluster)
         self.capi_version = capi_version
         self.version = self.mgmt.api_version  # v1beta1 | v1beta2
         self.host = self.mgmt.name

@@ -151,10 +151,7 @@ def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
     mark = topo.mark()
     checked = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw",
                        check=True, diff=True)
-    assert not checked.failed and checked["changed"] is True, checked.get("msg")
-    assert not topo.writes(mark)
-    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
-    assert "spec.topology.variables" in json.dumps(checked["diff"]), checked["diff"]
+    _checked_by_a_cluster_dry_run(topo, mark, checked, "spec.topology.variables")
 
     selector = f"cluster.x-k8s.io/control-plane-name={name}"
     machines_before = set(topo.machines(selector))
@@ -175,6 +172,15 @@ def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
     assert _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"] == md_template
     again = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw")
     assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _checked_by_a_cluster_dry_run(topo, mark, checked, shown):
+    """A check-mode run since ``mark``: changed, nothing written, the Cluster write sent as a server-side dry run, and its
+    diff shows ``shown``."""
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert shown in json.dumps(checked["diff"]), checked["diff"]
 
 
 def _kcp_template(topo, kcp):
@@ -207,6 +213,79 @@ def test_the_hardware_refresh_role_refreshes_a_topology_control_plane_through_it
         "customImage"] == image
     machines = set(topo.machines(selector))
     assert machines and not machines & machines_before
+
+
+def test_undo_of_a_control_plane_reverts_its_cluster_variable(topo):
+    """capi_rollout_undo of the control-plane refresh above: its Cluster variable (the topology change its history
+    records) is put back as it was before, check mode sending that Cluster write as a dry run; the topology rolls the
+    control plane onto a template with the image from before. A plain control plane is still refused, nothing written."""
+    name = _kcp(topo)["metadata"]["name"]
+    record = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    wrote = [e for e in record if e.get("rollout_id") == "topo-cp-role"][0]
+    old = wrote["topology_before"]["controlPlaneImage"]
+    assert old == "kindest/node:v1.30.4-cp" and _cluster_variable(topo) == wrote["topology_after"]["controlPlaneImage"]
+    mark = topo.mark()
+    plain = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=topo.get("Cluster", "plain")["spec"][
+        "controlPlaneRef"]["name"], undo_rollout_id="topo-cp-role")
+    assert plain.failed and plain["reason"] == "control_plane_undo", plain.get("msg")
+    checked = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                       rollout_id="topo-cp-role-undo", check=True, diff=True)
+    _checked_by_a_cluster_dry_run(topo, mark, checked, "spec.topology.variables")
+
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    res = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                   rollout_id="topo-cp-role-undo", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == _ref(topo, "cluster", "tr"), entry
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    assert _cluster_variable(topo) == old
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"]["customImage"] == old
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
+    last = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["action"] == "rolled_back" and f"controlPlaneImage={old}" in last["topology"], last
+    again = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                     rollout_id="topo-cp-role-undo")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _cluster_variable(topo):
+    return {v["name"]: v["value"] for v in topo.get("Cluster", "tr")["spec"]["topology"].get("variables") or []}.get(
+        "controlPlaneImage")
+
+
+# a health check after each wave that fails: the wave fails after its objects rolled out, and is undone
+FAILING_HOOK = """\
+- name: Fail the health check after the wave
+  ansible.builtin.fail:
+    msg: "health check failed after {{ hardware_refresh_hook.wave.name }}"
+"""
+
+
+def test_a_failed_control_plane_wave_undoes_its_cluster_variable(topo, tmp_path):
+    """playbooks/hardware_refresh.yml with control_plane=true, workers=false over Cluster tr and a failing after-wave
+    hook: the control-plane wave fails after the control plane rolled, and the automatic undo reverts its Cluster
+    variable (a plain control plane is never undone), its wait held to that change."""
+    from hardware_refresh_support import FAST, run_playbook
+    name = _kcp(topo)["metadata"]["name"]
+    before = _cluster_variable(topo)
+    hook = tmp_path / "after.yml"
+    hook.write_text(FAILING_HOOK, encoding="utf-8")
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-cp-undo", template_overrides={"customImage": "kindest/node:v1.30.4-cp-undo"},
+                            clusters=["tr"], canary=False, control_plane=True, workers=False, after_wave=str(hook)),
+                       tmp_path / "run")
+    assert run.rc != 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "failed", run.explain()
+    undone = run.obj(topo.host, name)
+    assert undone["undo"]["result"] == "succeeded", undone
+    assert _cluster_variable(topo) == before
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"][
+        "customImage"] == (before or IMAGE)
+    last = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["rollout_id"] == "topo-cp-undo-undo" and last["action"] == "rolled_back" and "topology" in last, last
 
 
 def test_control_plane_restart_later_through_the_topology(topo):

@@ -27,7 +27,8 @@ description:
     be undone. The history entry of the revision it leaves also keeps how that revision's Machines changed
     (one list of the namespace's Machines, only when that entry has no counts yet).
   - Refuses, with nothing written and a message that says why and what to do - a KubeadmControlPlane
-    (control-plane and etcd downgrades are unsupported by kubeadm and Kubernetes), a paused MachineDeployment,
+    (control-plane and etcd downgrades are unsupported by kubeadm and Kubernetes, and a KubeadmControlPlane keeps
+    no revisions), except the revert of its recorded topology change (below), a paused MachineDeployment,
     the C(cluster.x-k8s.io/paused) annotation or a paused Cluster, a revision that is not known (the message
     lists those that are), a MachineDeployment managed by a Cluster topology whose history records no topology
     change (C(no_history)), or labelled so without a Cluster topology (unless O(force=true)), a target
@@ -41,13 +42,21 @@ description:
     C(variables.overrides) put back as they were before, as a JSON patch of the Cluster that tests what the change
     wrote. A Cluster topology someone changed since is left alone (C(reason=changed_since_rollout), naming who). The
     topology controller then generates the template and rolls the MachineDeployment (C(docs/clusterclass.md)).
+  - A KubeadmControlPlane a Cluster topology manages is undone the same way when its history records a topology
+    change - the new hardware M(capi.rollout.capi_rollout_restart) wrote as a Cluster variable (C(spec.topology.variables))
+    that its ClusterClass patches onto the control plane's machine template only - which is put back as it was before,
+    and the topology controller rolls the control plane onto a template with the values from before. Check mode
+    sends that Cluster write as a server-side dry run.
 author:
   - capi.rollout contributors (@capi-rollout)
 options:
   kind:
     description:
-      - Only V(MachineDeployment) (or V(md)) has revisions. V(KubeadmControlPlane) is refused before any request,
-        with the reason - roll a control plane forward instead.
+      - Only V(MachineDeployment) (or V(md)) has revisions. V(KubeadmControlPlane) (or V(kcp)) is undone only when a
+        Cluster topology manages it and its history records a topology change (a Cluster variable, written by
+        M(capi.rollout.capi_rollout_restart)), without O(to_revision) and O(force); any other control plane is
+        refused (C(reason=control_plane_undo)) before any write - roll it forward instead. Any other kind is refused
+        before any request.
     type: str
     default: MachineDeployment
   to_revision:
@@ -223,7 +232,7 @@ objects:
       type: str
       sample: machinedeployment/fleet-a/prod-eu-1-md-0
     kind:
-      description: Object kind, V(MachineDeployment).
+      description: Object kind, V(MachineDeployment) (or V(KubeadmControlPlane), undone through its Cluster topology).
       type: str
       sample: MachineDeployment
     name:

@@ -118,11 +118,13 @@ def modules_fleet(capi_version):
 
 
 class CapiEnv:
-    """One management cluster of the module fleet plus helpers for tests."""
+    """One management cluster of a fleet (the only one, or ``management_cluster``) plus helpers for tests."""
 
-    def __init__(self, fleet, capi_version):
+    def __init__(self, fleet, capi_version, namespace="default", management_cluster=None):
         self.fleet = fleet
-        self.mgmt = fleet.cluster()
+        # the namespace of the objects a test module uses on a shared fleet, the default of the helpers below
+        self.namespace = namespace
+        self.mgmt = fleet.cluster(management_cluster)
         self.capi_version = capi_version
         self.version = self.mgmt.api_version  # v1beta1 | v1beta2
         self.host = self.mgmt.name
@@ -131,6 +133,8 @@ class CapiEnv:
     # ----- running modules -----
     def run(self, module, check=False, diff=False, kubeconfig="{{ capi_kubeconfig }}", environment=None, loop=None,
             **params):
+        if self.namespace != "default":
+            params.setdefault("namespace", self.namespace)
         return run_module(self.fleet.inventory, self.host, module, params, check=check, diff=diff,
                           kubeconfig=kubeconfig, environment=environment, loop=loop)
 
@@ -148,22 +152,23 @@ class CapiEnv:
         return self.mgmt.audit_log(since=mark).dry_runs(user=user)
 
     # ----- reading and preparing objects as admin -----
-    def path(self, kind, namespace="default", name=None):
+    def path(self, kind, namespace=None, name=None):
         from capisim.kubeapi import resource_path
         from capisim.objects import KINDS
         group, plural = KINDS[kind]
+        namespace = namespace or self.namespace
         version = self.version if group != "" else "v1"
         return resource_path(group, version, plural, namespace, name)
 
-    def get(self, kind, name, namespace="default"):
+    def get(self, kind, name, namespace=None):
         return self.admin.get(self.path(kind, namespace, name))
 
-    def machine_sets(self, md_name, namespace="default"):
+    def machine_sets(self, md_name, namespace=None):
         items = self.admin.list(self.path("MachineSet", namespace),
                                 label_selector=f"cluster.x-k8s.io/deployment-name={md_name}")["items"]
         return {item["metadata"]["name"]: item for item in items}
 
-    def machines(self, label_selector, namespace="default"):
+    def machines(self, label_selector, namespace=None):
         items = self.admin.list(self.path("Machine", namespace), label_selector=label_selector)["items"]
         return {item["metadata"]["name"]: item for item in items}
 
@@ -232,3 +237,52 @@ def capi(request, fleet_factory):
     fleet = fleet_factory(modules_fleet(request.param))
     yield CapiEnv(fleet, request.param)
     fleet.fleet.down()
+
+
+# The CAPI v1.12.3 fleet with InPlaceUpdates on (test_capi_rollout_in_place.py, group "in-place"). It also holds the
+# v1.12.3 topology Cluster of test_topology_objects.py in a namespace of its own (the refresh of the in-place tests
+# covers namespace default only), so v1.12.3 needs no fleet of its own.
+IN_PLACE_STRATEGY = {"type": "RollingUpdate", "max_surge": 0, "max_unavailable": 1}
+TOPOLOGY_IMAGE = "kindest/node:v1.30.4"
+IN_PLACE_TOPOLOGY_NAMESPACE = "topology"
+
+
+def topology_class(namespace="default"):
+    """ClusterClass quick-start: one worker class; workerImage patched onto the workers' customImage, controlPlaneImage
+    onto the control plane's machine infrastructure template only."""
+    return {
+        "name": "quick-start", "namespace": namespace, "control_plane_image": TOPOLOGY_IMAGE,
+        "workers": [{"class": "default-worker", "image": TOPOLOGY_IMAGE}],
+        "variables": [{"name": "workerImage", "default": TOPOLOGY_IMAGE,
+                       "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}},
+                      {"name": "controlPlaneImage", "default": TOPOLOGY_IMAGE,
+                       "patch": {"path": "/spec/template/spec/customImage", "control_plane": True}}]}
+
+
+def topology_cluster(namespace="default"):
+    """Topology Cluster tr: a 1-replica control plane and one 1-replica MachineDeployment md-0 of class quick-start."""
+    return {"name": "tr", "namespace": namespace, "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
+            "control_plane": {"replicas": 1},
+            "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]}
+
+
+IN_PLACE_FLEET = {
+    "defaults": {"provision_seconds": 1},
+    "management_clusters": [{
+        "name": "it-inplace", "capi_version": "v1.12.3", "features": ["InPlaceUpdates"],
+        "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
+        "cluster_classes": [topology_class(IN_PLACE_TOPOLOGY_NAMESPACE)],
+        "workload_clusters": [
+            {"name": "wi", "kubernetes_version": "v1.30.4", "machine_deployments": [
+                {"name": "replace", "replicas": 2, "strategy": IN_PLACE_STRATEGY},
+                {"name": "allow", "replicas": 2, "strategy": IN_PLACE_STRATEGY}]},
+            topology_cluster(IN_PLACE_TOPOLOGY_NAMESPACE)],
+    }],
+}
+
+
+@pytest.fixture(scope="session")
+def in_place_fleet(fleet_factory):
+    """The fleet of IN_PLACE_FLEET, for the test modules of xdist group "in-place" (one worker): it stays up until the
+    end of that worker's session (fleet_factory stops it)."""
+    return fleet_factory(IN_PLACE_FLEET)

@@ -1,6 +1,6 @@
 """Template switches on a CAPI v1.12.3 management cluster with InPlaceUpdates on (issue 28): capi_rollout_restart's
 ``in_place`` option. The cluster's update extension accepts infrastructure-template changes (tests/sim, fleet spec
-``features``); its MachineDeployments roll with maxSurge 0 / maxUnavailable 1, so CAPI would keep every Machine."""
+``features``; the fleet is conftest.IN_PLACE_FLEET); its MachineDeployments roll with maxSurge 0 / maxUnavailable 1, so CAPI would keep every Machine."""
 
 import pytest
 
@@ -11,24 +11,10 @@ from history_support import outside_changes_are_kept
 # one worker runs them all, in order (make integration: -n 2 --dist loadgroup): one fleet, and the refresh goes first
 pytestmark = pytest.mark.xdist_group("in-place")
 
-STRATEGY = {"type": "RollingUpdate", "max_surge": 0, "max_unavailable": 1}
-FLEET = {
-    "defaults": {"provision_seconds": 1},
-    "management_clusters": [{
-        "name": "it-inplace", "capi_version": "v1.12.3", "features": ["InPlaceUpdates"],
-        "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
-        "workload_clusters": [{"name": "wi", "kubernetes_version": "v1.30.4", "machine_deployments": [
-            {"name": "replace", "replicas": 2, "strategy": STRATEGY},
-            {"name": "allow", "replicas": 2, "strategy": STRATEGY}]}],
-    }],
-}
-
 
 @pytest.fixture(scope="module")
-def inplace(fleet_factory):
-    fleet = fleet_factory(FLEET)
-    yield CapiEnv(fleet, "v1.12.3")
-    fleet.fleet.down()
+def inplace(in_place_fleet):
+    return CapiEnv(in_place_fleet, "v1.12.3")
 
 
 def _machines(env, md):
@@ -36,11 +22,12 @@ def _machines(env, md):
 
 
 def test_a_hardware_refresh_ends_with_every_machine_new(inplace, tmp_path):
-    """Runs first: refreshes every object of the management cluster (the playbook's default in_place: replace)."""
+    """Runs first: refreshes every object of namespace default (the playbook's default in_place: replace; namespace
+    topology is test_topology_objects.py's)."""
     mds = ("wi-replace", "wi-allow")
     before = {md: _machines(inplace, md) for md in mds}
     run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-inplace", template_overrides={"customImage": "kindest/node:ip"}),
+                       dict(FAST, refresh_id="it-inplace", namespaces=["default"], template_overrides={"customImage": "kindest/node:ip"}),
                        tmp_path / "report")
     assert run.rc == 0, run.explain()
     after = {md: _machines(inplace, md) for md in mds}
@@ -51,7 +38,7 @@ def test_a_hardware_refresh_ends_with_every_machine_new(inplace, tmp_path):
     assert "updated in place" not in (run.report_dir / "report.md").read_text(encoding="utf-8")
     # the playbook variable in_place reaches the switches: allowed, CAPI keeps the Machines
     run = run_playbook(inplace.fleet.inventory, "hardware_refresh.yml",
-                       dict(FAST, refresh_id="it-inplace-allow", in_place="allow",
+                       dict(FAST, refresh_id="it-inplace-allow", in_place="allow", namespaces=["default"],
                             template_overrides={"customImage": "kindest/node:ip2"}), tmp_path / "report-allow")
     assert run.rc == 0, run.explain()
     assert {md: _machines(inplace, md) for md in mds} == after

@@ -318,14 +318,20 @@ def test_paused_machinedeployment_annotation_and_cluster_are_refused(env):
     assert not capi.writes(mark)
 
 
-def test_kubeadm_control_plane_is_refused_without_a_request(env):
+def test_a_plain_kubeadm_control_plane_is_refused_before_any_write(env):
+    """Read with its Cluster (only a control plane a Cluster topology manages has an undo: its recorded topology change,
+    test_topology_objects.py), then refused; a kind without undo is refused without a request."""
     capi = env
     mark = capi.mark()
     res = capi.run("capi_rollout_undo", kind="KubeadmControlPlane", namespace=NS, name="ua-control-plane")
     msg = refused(res, "control_plane_undo")
     assert msg.startswith("kubeadmcontrolplane/team-u/ua-control-plane: ")
     assert "control-plane and etcd downgrades are unsupported" in msg and "roll the control plane forward" in msg
-    assert res["api_requests"] == 0 and not capi.requests(mark)
+    assert capi.requests(mark) and not capi.writes(mark)
+    mark = capi.mark()
+    other = capi.run("capi_rollout_undo", kind="MachineSet", namespace=NS, name="ua-control-plane")
+    refused(other, "invalid_kind")
+    assert other["api_requests"] == 0 and not capi.requests(mark)
 
 
 def test_topology_owned_is_refused_unless_forced(env):

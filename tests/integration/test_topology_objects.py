@@ -9,12 +9,17 @@ import json
 
 import pytest
 
-from conftest import CapiEnv, per_fleet
+from conftest import IN_PLACE_TOPOLOGY_NAMESPACE, TOPOLOGY_IMAGE as IMAGE, CapiEnv, per_fleet, topology_class, topology_cluster
 
 pytestmark = pytest.mark.needs_controller
 
 TOPOLOGY_VERSIONS = ("v1.10", "v1.13", "v1.14")
-IMAGE = "kindest/node:v1.30.4"
+# v1.12.3 runs on the in-place fleet (conftest.IN_PLACE_FLEET, its namespace "topology"), and only the cases whose
+# code differs per release: the trigger's place (the MD/KCP field before v1.13), path (a), undo, check mode and the
+# positive control. What is the same code on every release (the roles, the drift wait, the control plane) runs on
+# the fleets above only.
+PER_RELEASE = per_fleet(TOPOLOGY_VERSIONS, "topology") + [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))]
+per_release = pytest.mark.parametrize("topo", PER_RELEASE, indirect=True)
 DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
 
 
@@ -25,18 +30,9 @@ def topology_fleet(capi_version):
         "management_clusters": [{
             "name": f"itt-{capi_version.replace('.', '-')}",
             "capi_version": capi_version,
-            "cluster_classes": [{
-                "name": "quick-start", "control_plane_image": IMAGE,
-                "workers": [{"class": "default-worker", "image": IMAGE}],
-                "variables": [{"name": "workerImage", "default": IMAGE,
-                               "patch": {"path": "/spec/template/spec/customImage", "worker_classes": ["default-worker"]}},
-                              # the control plane's own: patched onto its machine infrastructure template only
-                              {"name": "controlPlaneImage", "default": IMAGE,
-                               "patch": {"path": "/spec/template/spec/customImage", "control_plane": True}}]}],
-            "workload_clusters": [{
-                "name": "tr", "kubernetes_version": "v1.30.4", "topology": {"class": "quick-start"},
-                "control_plane": {"replicas": 1},
-                "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]},
+            "cluster_classes": [topology_class()],
+            "workload_clusters": [
+                topology_cluster(),
                 # a plain cluster beside it: a wave whose other object fails (the role's automatic undo)
                 {"name": "plain", "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
                  "machine_deployments": [{"name": "md-0", "replicas": 1}]}],
@@ -46,9 +42,16 @@ def topology_fleet(capi_version):
 
 @pytest.fixture(scope="module", params=per_fleet(TOPOLOGY_VERSIONS, "topology"))
 def topo(request, fleet_factory):
+    if request.param == "v1.12.3":
+        yield CapiEnv(request.getfixturevalue("in_place_fleet"), request.param, IN_PLACE_TOPOLOGY_NAMESPACE)
+        return
     fleet = fleet_factory(topology_fleet(request.param))
     yield CapiEnv(fleet, request.param)
     fleet.fleet.down()
+
+
+def _ref(topo, kind, name):
+    return f"{kind}/{topo.namespace}/{name}"
 
 
 def _md(topo):
@@ -76,6 +79,7 @@ def _through_topology(topo):
     return topo.capi_version >= "v1.13"
 
 
+@per_release
 def test_check_mode_sends_the_cluster_write_as_a_dry_run_and_diffs_the_topology(topo):
     md = _md(topo)
     mark = topo.mark()
@@ -89,12 +93,13 @@ def test_check_mode_sends_the_cluster_write_as_a_dry_run_and_diffs_the_topology(
     assert _topology_after(topo, 0) is None and _own_after(topo, _md(topo)) is None
     texts = " ".join(str(d.get("after")) for d in res["diff"])
     if _through_topology(topo):
-        assert res["objects"][0]["owner"]["ref"] == "cluster/default/tr"
+        assert res["objects"][0]["owner"]["ref"] == _ref(topo, "cluster", "tr")
         assert "machineDeployments[md-0]" in texts
     else:
         assert "owner" not in res["objects"][0] and "machineDeployments[md-0]" not in texts
 
 
+@per_release
 def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(topo):
     md = _md(topo)
     name = md["metadata"]["name"]
@@ -113,7 +118,7 @@ def test_restart_now_writes_the_cluster_topology_from_v1_13_and_the_md_before(to
         # the topology controller copied it into the MD (it owns the field there)
         assert _own_after(topo, _md(topo)) == after
         assert ("patch", "clusters") in writes, writes
-        assert "cluster/default/tr spec.topology.workers.machineDeployments[md-0].rollout.after" in entry["message"]
+        assert f"{_ref(topo, 'cluster', 'tr')} spec.topology.workers.machineDeployments[md-0].rollout.after" in entry["message"]
     else:
         assert _topology_after(topo, 0) is None
         assert _own_after(topo, _md(topo)) == after
@@ -146,10 +151,7 @@ def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
     mark = topo.mark()
     checked = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw",
                        check=True, diff=True)
-    assert not checked.failed and checked["changed"] is True, checked.get("msg")
-    assert not topo.writes(mark)
-    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
-    assert "spec.topology.variables" in json.dumps(checked["diff"]), checked["diff"]
+    _checked_by_a_cluster_dry_run(topo, mark, checked, "spec.topology.variables")
 
     selector = f"cluster.x-k8s.io/control-plane-name={name}"
     machines_before = set(topo.machines(selector))
@@ -158,7 +160,7 @@ def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
                    wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
     entry = res["objects"][0]
-    assert entry["owner"]["ref"] == "cluster/default/tr" and "controlPlaneImage" in entry["message"], entry
+    assert entry["owner"]["ref"] == _ref(topo, "cluster", "tr") and "controlPlaneImage" in entry["message"], entry
     assert entry["hold"] == {"overrides": {"controlPlaneImage": image}, "template": {"customImage": image}}
     assert entry["status"]["rollout"]["complete"] is True, entry["status"]
     assert {"name": "controlPlaneImage", "value": image} in topo.get("Cluster", "tr")["spec"]["topology"]["variables"]
@@ -170,6 +172,15 @@ def test_new_hardware_of_the_control_plane_by_a_cluster_variable(topo):
     assert _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"] == md_template
     again = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", switches=switch, rollout_id="cp-hw")
     assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _checked_by_a_cluster_dry_run(topo, mark, checked, shown):
+    """A check-mode run since ``mark``: changed, nothing written, the Cluster write sent as a server-side dry run, and its
+    diff shows ``shown``."""
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark)
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert shown in json.dumps(checked["diff"]), checked["diff"]
 
 
 def _kcp_template(topo, kcp):
@@ -204,6 +215,79 @@ def test_the_hardware_refresh_role_refreshes_a_topology_control_plane_through_it
     assert machines and not machines & machines_before
 
 
+def test_undo_of_a_control_plane_reverts_its_cluster_variable(topo):
+    """capi_rollout_undo of the control-plane refresh above: its Cluster variable (the topology change its history
+    records) is put back as it was before, check mode sending that Cluster write as a dry run; the topology rolls the
+    control plane onto a template with the image from before. A plain control plane is still refused, nothing written."""
+    name = _kcp(topo)["metadata"]["name"]
+    record = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    wrote = [e for e in record if e.get("rollout_id") == "topo-cp-role"][0]
+    old = wrote["topology_before"]["controlPlaneImage"]
+    assert old == "kindest/node:v1.30.4-cp" and _cluster_variable(topo) == wrote["topology_after"]["controlPlaneImage"]
+    mark = topo.mark()
+    plain = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=topo.get("Cluster", "plain")["spec"][
+        "controlPlaneRef"]["name"], undo_rollout_id="topo-cp-role")
+    assert plain.failed and plain["reason"] == "control_plane_undo", plain.get("msg")
+    checked = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                       rollout_id="topo-cp-role-undo", check=True, diff=True)
+    _checked_by_a_cluster_dry_run(topo, mark, checked, "spec.topology.variables")
+
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    machines_before = set(topo.machines(selector))
+    res = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                   rollout_id="topo-cp-role-undo", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == _ref(topo, "cluster", "tr"), entry
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    assert _cluster_variable(topo) == old
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"]["customImage"] == old
+    machines = set(topo.machines(selector))
+    assert machines and not machines & machines_before
+    last = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["action"] == "rolled_back" and f"controlPlaneImage={old}" in last["topology"], last
+    again = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, undo_rollout_id="topo-cp-role",
+                     rollout_id="topo-cp-role-undo")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+
+def _cluster_variable(topo):
+    return {v["name"]: v["value"] for v in topo.get("Cluster", "tr")["spec"]["topology"].get("variables") or []}.get(
+        "controlPlaneImage")
+
+
+# a health check after each wave that fails: the wave fails after its objects rolled out, and is undone
+FAILING_HOOK = """\
+- name: Fail the health check after the wave
+  ansible.builtin.fail:
+    msg: "health check failed after {{ hardware_refresh_hook.wave.name }}"
+"""
+
+
+def test_a_failed_control_plane_wave_undoes_its_cluster_variable(topo, tmp_path):
+    """playbooks/hardware_refresh.yml with control_plane=true, workers=false over Cluster tr and a failing after-wave
+    hook: the control-plane wave fails after the control plane rolled, and the automatic undo reverts its Cluster
+    variable (a plain control plane is never undone), its wait held to that change."""
+    from hardware_refresh_support import FAST, run_playbook
+    name = _kcp(topo)["metadata"]["name"]
+    before = _cluster_variable(topo)
+    hook = tmp_path / "after.yml"
+    hook.write_text(FAILING_HOOK, encoding="utf-8")
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-cp-undo", template_overrides={"customImage": "kindest/node:v1.30.4-cp-undo"},
+                            clusters=["tr"], canary=False, control_plane=True, workers=False, after_wave=str(hook)),
+                       tmp_path / "run")
+    assert run.rc != 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "failed", run.explain()
+    undone = run.obj(topo.host, name)
+    assert undone["undo"]["result"] == "succeeded", undone
+    assert _cluster_variable(topo) == before
+    assert topo.get("DockerMachineTemplate", _kcp_template(topo, _kcp(topo)))["spec"]["template"]["spec"][
+        "customImage"] == (before or IMAGE)
+    last = json.loads(_kcp(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["rollout_id"] == "topo-cp-undo-undo" and last["action"] == "rolled_back" and "topology" in last, last
+
+
 def test_control_plane_restart_later_through_the_topology(topo):
     kcp = _kcp(topo)
     when = topo.utc_in(3600)
@@ -220,6 +304,7 @@ def test_control_plane_restart_later_through_the_topology(topo):
     assert not again.failed and again["changed"] is False, again
 
 
+@per_release
 def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
     """Why the collection writes the Cluster: a template switch made on the MD itself does not last."""
     md = _md(topo)
@@ -230,7 +315,7 @@ def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
     copy_name = f"{name}-hand"
     topo.admin.create(topo.path("DockerMachineTemplate"), {
         "apiVersion": template["apiVersion"], "kind": "DockerMachineTemplate",
-        "metadata": {"name": copy_name, "namespace": "default"},
+        "metadata": {"name": copy_name, "namespace": topo.namespace},
         "spec": {"template": {"spec": dict(template["spec"]["template"]["spec"], customImage="kindest/node:v1.31.0-hand")}}})
     topo.admin.patch_merge(topo.path("MachineDeployment", name=name),
                            {"spec": {"template": {"spec": {"infrastructureRef": {"name": copy_name}}}}})
@@ -242,6 +327,7 @@ def test_positive_control_a_direct_md_template_edit_is_put_back(topo):
     topo.wait_for("the topology controller puts the class's template back", put_back)
 
 
+@per_release
 def test_new_hardware_by_a_variable_override_of_the_md(topo):
     """Path (a): the class patches variable workerImage onto customImage of default-worker, so a template override of
     customImage becomes a per-MD override in the Cluster topology; the topology generates the template and rolls."""
@@ -252,7 +338,7 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     mark = topo.mark()
     unmapped = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"extra": "x"}}}])
     assert unmapped.failed and unmapped["reason"] == "topology_no_variable", unmapped.get("msg")
-    assert "/spec/template/spec/extra" in unmapped["msg"] and unmapped["msg"].startswith(f"machinedeployment/default/{name}")
+    assert "/spec/template/spec/extra" in unmapped["msg"] and unmapped["msg"].startswith(_ref(topo, "machinedeployment", name))
     checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True)
     assert not checked.failed and checked["changed"] is True, checked.get("msg")
     assert not topo.writes(mark)
@@ -263,7 +349,7 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     assert not res.failed, res.get("msg")
     entry = res["objects"][0]
     assert "variable workerImage" in entry["message"] and "customImage" in entry["message"], entry["message"]
-    assert entry["owner"]["ref"] == "cluster/default/tr"
+    assert entry["owner"]["ref"] == _ref(topo, "cluster", "tr")
     assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)]
     overrides = topo.get("Cluster", "tr")["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"]["overrides"]
     assert {"name": "workerImage", "value": image} in overrides
@@ -310,7 +396,7 @@ def test_a_topology_switch_is_done_on_the_generated_template_and_a_reverted_topo
                               "value": [{"name": "workerImage", "value": image}]}])
     waited = topo.run("capi_rollout_wait", objects=[{"name": name, "topology": hold}], wait_timeout=120, stall_timeout=60)
     assert waited.failed and waited["reason"] == "drift", waited.get("msg")
-    assert f"cluster/default/tr no longer holds its topology change workerImage={image}-b (now {image})" in waited["msg"]
+    assert f"{_ref(topo, 'cluster', 'tr')} no longer holds its topology change workerImage={image}-b (now {image})" in waited["msg"]
     assert "changed by kubectl-edit" in waited["msg"], waited["msg"]
     # positive control: the same wait held to what the topology now holds does not fail on drift
     settled = topo.run("capi_rollout_wait", wait_timeout=300, stall_timeout=120,
@@ -319,6 +405,7 @@ def test_a_topology_switch_is_done_on_the_generated_template_and_a_reverted_topo
     assert not settled.failed, settled.get("msg")
 
 
+@per_release
 def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(topo, tmp_path):
     """playbooks/hardware_refresh.yml over Cluster tr: the plan names the path (a variable override) instead of a
     topology blocker, check mode sends the Cluster write as a dry run only; the run writes the Cluster (not a template
@@ -328,13 +415,13 @@ def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(t
     name = md["metadata"]["name"]
     image = "kindest/node:v1.30.4-role"
     settings = dict(FAST, refresh_id="topo-role", template_overrides={"customImage": image}, clusters=["tr"],
-                    canary=False)
+                    namespaces=[topo.namespace], canary=False)
     mark = topo.mark()
     checked = run_playbook(topo.fleet.inventory, "hardware_refresh.yml", settings, tmp_path / "check", check=True,
                            diff=True)
     assert checked.rc == 0, checked.explain()
     # --diff shows the topology change the wave would write
-    assert "+++ after: cluster/default/tr (after)" in checked.stdout, checked.explain()
+    assert f"+++ after: {_ref(topo, 'cluster', 'tr')} (after)" in checked.stdout, checked.explain()
     planned = checked.obj(topo.host, name)
     assert planned["blockers"] == [] and planned["action"] == "switch", planned
     assert any("through its Cluster topology (variable override)" in note and "workerImage" in note
@@ -361,6 +448,7 @@ def test_the_hardware_refresh_role_refreshes_a_topology_md_through_its_cluster(t
     assert machines and not machines & machines_before
 
 
+@per_release
 def test_undo_reverts_the_topology_change_in_the_cluster_not_the_md(topo):
     """capi_rollout_undo of the refresh above (undo_rollout_id, as the role's auto-undo calls it): check mode sends the
     Cluster write as a dry run and diffs the topology; the run puts the override from before back, the topology rolls
@@ -386,7 +474,7 @@ def test_undo_reverts_the_topology_change_in_the_cluster_not_the_md(topo):
                    wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
     entry = res["objects"][0]
-    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == "cluster/default/tr", entry
+    assert entry["action"] == "rolled_back" and entry["owner"]["ref"] == _ref(topo, "cluster", "tr"), entry
     assert _override(topo) == old
     current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
     # no override before: the class's default of the variable

@@ -110,6 +110,6 @@ def next_step(reason, refresh_id, control_plane=False):
     else:
         text = f"{outcome.next_step} {_continues(refresh_id, outcome.undone)}"
     if control_plane:
-        text += (" A control plane is never undone (kubeadm does not support going back): roll it forward onto a "
-                 "template that works.")
+        text += (" A control plane is not undone (kubeadm does not support going back), unless its change went through "
+                 "its Cluster topology (a Cluster variable, reverted there): roll it forward onto a template that works.")
     return text

@@ -14,7 +14,8 @@ cluster-api #8408 / #8392; docs/history-and-undo.md):
 - only the template identity changes (version, infrastructureRef, bootstrap configRef /
   dataSecretName, failureDomain): labels, annotations and other fields CAPI propagates in place
   stay as they are, nothing else is copied or stripped;
-- refusals for KubeadmControlPlane (control-plane / etcd downgrades are unsupported), topology-owned
+- refusals for KubeadmControlPlane (control-plane / etcd downgrades are unsupported; only the revert of a control
+  plane's recorded topology change, a Cluster variable, is planned), topology-owned
   MachineDeployments and Kubernetes version skew violations (the last two unless ``force``), and
   for a target whose templates no longer exist;
 - idempotence by ``rollout_id``; the undo is recorded in the history like any other change, in the
@@ -270,20 +271,29 @@ def _skew(target_identity, revision, control_plane, control_plane_version, force
 
 
 def refuse_kind(given_kind, ref):
-    """The kind of an object to undo (a MachineDeployment); RolloutError for any other (with the reason why a
-    KubeadmControlPlane has no undo). Needs no request: the undo module calls it before reading anything."""
+    """The kind of an object to undo: a MachineDeployment, or a KubeadmControlPlane (only its recorded topology change:
+    plan_undo refuses the rest with refuse_control_plane); RolloutError for any other. Needs no request: the undo module
+    calls it before reading anything."""
     kind = apiversion.normalize_kind(given_kind)
-    if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        raise RolloutError(
-            "undo of a KubeadmControlPlane is refused: control-plane and etcd downgrades are unsupported by kubeadm and "
-            "Kubernetes, and a KubeadmControlPlane keeps no revisions", ref=ref,
-            hint="roll the control plane forward instead (set spec.version / the infrastructure template, or "
-                 "capi_rollout_restart); going back to an older minor needs an etcd backup restore",
-            reason="control_plane_undo")
-    if kind != apiversion.MACHINE_DEPLOYMENT:
-        raise RolloutError(f"invalid resource type {given_kind!r}, valid values are ['MachineDeployment']", ref=ref,
+    if kind not in (apiversion.MACHINE_DEPLOYMENT, apiversion.KUBEADM_CONTROL_PLANE):
+        raise RolloutError(f"invalid resource type {given_kind!r}, valid values are ['MachineDeployment'] (and "
+                           "'KubeadmControlPlane' for a topology change this collection recorded)", ref=ref,
                            hint="only MachineDeployments have revisions", reason="invalid_kind")
     return kind
+
+
+def refuse_control_plane(ref):
+    """The refusal of an undo of a KubeadmControlPlane that is not the revert of its recorded topology change: a KCP
+    keeps no revisions (no MachineSets; upstream's rollback, clusterctl alpha rollout undo, takes MachineDeployments
+    only: cmd/clusterctl/client/alpha/rollout_rollbacker.go@v1.10.10), and going back is what kubeadm cannot do."""
+    raise RolloutError(
+        "undo of a KubeadmControlPlane is refused: control-plane and etcd downgrades are unsupported by kubeadm and "
+        "Kubernetes, and a KubeadmControlPlane keeps no revisions; only the topology change capi_rollout_restart recorded "
+        "on a control plane a Cluster topology manages (a Cluster variable) is undone, without to_revision or force",
+        ref=ref,
+        hint="roll the control plane forward instead (set spec.version / the infrastructure template, or "
+             "capi_rollout_restart); going back to an older minor needs an etcd backup restore",
+        reason="control_plane_undo")
 
 
 def _guards(md, kind, ref, cluster, force):
@@ -354,13 +364,15 @@ def _not_restored_text(fields):
     return f"; not restored (an undo writes the template identity only): {named}"
 
 
-def _topology_changes(entries, undo_rollout_id, ref):
+def _topology_changes(entries, undo_rollout_id, kind, ref):
     """(the first, the last) history entry of the topology change to revert: every entry of ``undo_rollout_id``, or the
     newest topology change; (None, None) when that rollout changed no topology of it."""
     mine = [entry for entry in entries or [] if "topology_before" in entry
             and (undo_rollout_id is None or entry.get("rollout_id") == undo_rollout_id)]
     if undo_rollout_id is not None:
         return (mine[0], mine[-1]) if mine else (None, None)
+    if not mine and kind == apiversion.KUBEADM_CONTROL_PLANE:
+        refuse_control_plane(ref)
     if not mine:
         # the refusal of an undo of an object the topology manages (reason topology_owned, as before an undo could
         # revert a topology change), saying why there is nothing to revert through the Cluster
@@ -374,12 +386,13 @@ def _topology_changes(entries, undo_rollout_id, ref):
 
 
 def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, recording, observed, undo_rollout_id):
-    """Undo of an MD a Cluster topology manages: the topology change recorded in its history (its variable overrides,
-    ``topology_before`` / ``topology_after`` of core.restart.plan_topology_switch) is reverted in the Cluster, not the MD
-    (the topology controller would put an MD template back, docs/clusterclass.md), and recorded on the MD. A Cluster
-    topology changed since by someone else is left alone (reason changed_since_rollout, naming who)."""
+    """Undo of an MD or KCP a Cluster topology manages: the topology change recorded in its history (an MD's variable
+    overrides, a control plane's Cluster variables: ``topology_before`` / ``topology_after`` of
+    core.restart.plan_topology_switch) is reverted in the Cluster, not the object (the topology controller would put its
+    template back, docs/clusterclass.md), and recorded on the object. A Cluster topology changed since by someone else is
+    left alone (reason changed_since_rollout, naming who)."""
     cluster = observed.cluster
-    first, last = _topology_changes(entries, undo_rollout_id, ref)
+    first, last = _topology_changes(entries, undo_rollout_id, kind, ref)
     if first is None:
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
                               message=f"rollout {undo_rollout_id} changed no topology of it: nothing to undo")
@@ -413,7 +426,7 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
                           relied_on=patches.beside_owner_write(patches.rollout_fields(kind, version)),
                           message=f"the topology change of rollout {last.get('rollout_id')} reverted through "
                                   f"{owner['message']}: the topology controller generates the template and rolls this "
-                                  "MachineDeployment", **extra)
+                                  f"{kind}", **extra)
     # what a wait holds it to: the overrides from before, and off the template of the change
     plan.update(owner=owner, changed=True, hold={"overrides": before, "template": {}, "not_on": template.get("name")})
     return plan
@@ -421,7 +434,9 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
 
 def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None, undo_rollout_id=None):
     """Plan to restore MachineDeployment ``md`` to the template identity of an earlier revision, or (with
-    ``undo_rollout_id``) to what it was before that rollout (find_before), never onto another template.
+    ``undo_rollout_id``) to what it was before that rollout (find_before), never onto another template. An MD or
+    KubeadmControlPlane a Cluster topology manages has its recorded topology change reverted in the Cluster instead
+    (plan_topology_undo); any other KubeadmControlPlane is refused (refuse_control_plane).
 
     ``force``: allow topology-owned MDs and skew violations.
     ``recording`` (core.record.Recording; default: record without an id): a repeated ``rollout_id`` of an
@@ -464,7 +479,10 @@ def plan_undo(md, now, to_revision=0, force=False, recording=None, observed=None
     if applied:
         return unchanged(f"rollout_id {recording.rollout_id} was already applied ({applied['action']} at {applied['at']})")
     to_revision = _validate_revision(to_revision, ref)
-    if topologies.manages(md, observed.cluster) and not force and not to_revision:
+    through_topology = topologies.manages(md, observed.cluster) and not force and not to_revision
+    if kind == apiversion.KUBEADM_CONTROL_PLANE and not through_topology:
+        refuse_control_plane(ref)
+    if through_topology:
         guards.refuse_paused(md, kind, ref, observed.cluster, verb="undo")
         return plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, recording, observed,
                                   undo_rollout_id)

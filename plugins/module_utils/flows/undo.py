@@ -4,9 +4,10 @@
 requests whatever the number of MachineDeployments:
 
 1. the MachineSets of the namespace (one LIST; skipped when every object already records the
-   ``rollout_id``);
+   ``rollout_id``, or is a KubeadmControlPlane);
 2. a first plan of every object without control plane and templates: every refusal that needs no
-   more reading (paused, topology-owned, revision not found, ...) fails here;
+   more reading (paused, topology-owned, a KubeadmControlPlane without a recorded topology change, revision not
+   found, ...) fails here;
 3. for the objects that change only: their control planes (Cluster ``spec.controlPlaneRef``; one
    GET, or one LIST when several KubeadmControlPlanes) for the version skew check, and the
    templates the target revisions reference (one LIST per template kind, with a name field
@@ -34,8 +35,9 @@ RESULT_KEYS = ("revision_before", "history_revision", "from_revision", "to_revis
 
 
 def refuse_early(params):
-    """Fail before any request for kinds that have no undo (KubeadmControlPlane, anything but a
-    MachineDeployment), with core.undo's message."""
+    """Fail before any request for kinds that have no undo (anything but a MachineDeployment or a KubeadmControlPlane),
+    with core.undo's message. A KubeadmControlPlane is refused by core.undo.plan_undo after it and its Cluster are read
+    (still before any write) unless it is the revert of its recorded topology change."""
     kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
     names = params.get("names") or []
     single = params.get("name") or (names[0] if len(names) == 1 else None)
@@ -53,8 +55,9 @@ def planner(run, selected, clusters, now, actor):
     recording = records.Recording.from_params(params, actor)
     rollout_id = params.get("rollout_id")
     objects = selected.objects
-    if rollout_id is not None and all(hist.applied_rollout(obj, rollout_id, undos.ACTIONS) for obj in objects):
-        machine_sets = []
+    if rollout_id is not None and all(hist.applied_rollout(obj, rollout_id, undos.ACTIONS) for obj in objects) \
+            or all(obj.get("kind") == apiversion.KUBEADM_CONTROL_PLANE for obj in objects):
+        machine_sets = []  # nothing to undo, or control planes: they have no MachineSets
     else:
         machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
     machines = None

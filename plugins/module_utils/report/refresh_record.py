@@ -8,7 +8,7 @@ merges what the step found out into them - one call per step, whatever the numbe
 - ``switched``: when each object of a wave was switched, and the template it must stay on;
 - ``rolled_out``: the objects of a wave that rolled out, with their templates read back from the cluster;
 - ``wave_failed``: what failed in a wave and why (per object and for the management cluster), and which
-  MachineDeployments the undo switches back;
+  MachineDeployments (and control planes changed through their Cluster topology) the undo switches back;
 - ``undone`` / ``undo_failed``: the outcome of that undo;
 - ``result``: the management cluster's entry of the fleet report (docs/report.md).
 
@@ -185,7 +185,9 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     ``settings``: ``stall_timeout``, ``wait_timeout``, ``soak_seconds`` (named in the reasons). Returns ``objects``
     with the failed objects and the other switched ones recorded, ``status`` (the management cluster's result,
     failure_reason, next_step), ``failed_refs``, ``wave`` (its name) and ``undo`` (the MachineDeployments to switch
-    back, as capi_rollout_wait objects; none for a restart, without undo_on_failure or when the lock was lost) with
+    back, and the control planes switched through their Cluster topology, whose recorded Cluster variable
+    capi_rollout_undo reverts; as capi_rollout_wait objects; none for a restart, without undo_on_failure or when the
+    lock was lost) with
     ``undo_refs`` and ``undo_rollout_id``. Objects the wait found deleted are ``deleted`` (when they were seen gone),
     never undone. ``hook``: the hook whose task failed ({point, file}), a failure of the wave like a failed health gate.
     """
@@ -239,8 +241,9 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
     reasons = " | ".join(f"{objects[ref]['ref']}: {objects[ref].get('failure_reason')}" for ref in failed_refs)
     undo = []
     if undo_on_failure and not restart and reason != outcomes.LOCK_LOST:
-        undo = [objects[ref] for ref in switched_refs
-                if objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT and ref not in deleted]
+        through_topology = _holds(switches)
+        undo = [objects[ref] for ref in switched_refs if ref not in deleted
+                and (objects[ref].get("kind") == refresh.MACHINE_DEPLOYMENT or ref in through_topology)]
     return {
         "objects": objects,
         "status": statuses.status("failed", f"wave {wave['name']} failed: {reasons or f'{phrase}: {msg}'}",

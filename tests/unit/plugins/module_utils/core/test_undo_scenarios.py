@@ -568,3 +568,43 @@ def test_topology_undo_reverts_the_recorded_override_in_the_cluster_and_records_
     with pytest.raises(RolloutError) as err:
         undo.plan_undo(md, objs.NOW, observed=Observed(cluster=objs.cluster()), undo_rollout_id="hw-1")
     assert err.value.reason == "topology_owned"
+
+
+# --- a KubeadmControlPlane a Cluster topology manages: its Cluster variable reverted --------------------------------
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_topology_control_plane_undo_reverts_the_recorded_cluster_variable(version):
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_restart import TOPOLOGY
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import _cp_class
+    kcp = objs.label(objs.kubeadm_control_plane(version), "topology.cluster.x-k8s.io/owned", "")
+    cluster = objs.cluster(version, topology=TOPOLOGY)
+    switch = restart.plan_topology_switch(kcp, objs.NOW, {"customImage": "img:2"}, _cp_class(),
+                                          observed=Observed(cluster=cluster), recording=Recording(rollout_id="hw-1"))
+    kcp, cluster = objs.apply_json_patch(kcp, switch["patch"]), objs.apply_json_patch(cluster, switch["owner"]["patch"])
+    assert {"name": "controlPlaneImage", "value": "img:2"} in cluster["spec"]["topology"]["variables"]
+    plan = undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=cluster), recording=Recording(rollout_id="hw-1-undo"),
+                          undo_rollout_id="hw-1")
+    assert plan["changed"] is True and plan["action"] == "rolled_back" and plan["owner"]["ref"] == "cluster/default/c1"
+    assert not objs.apply_json_patch(cluster, plan["owner"]["patch"])["spec"]["topology"].get("variables")
+    assert plan["hold"]["overrides"] == {"controlPlaneImage": None} and plan["hold"]["not_on"] == "c1-cp-infra-v1"
+    assert "spec.topology.variables: no controlPlaneImage" in plan["message"] and "rolls this KubeadmControlPlane" in plan["message"]
+    record = json.loads(objs.apply_json_patch(kcp, plan["patch"])["metadata"]["annotations"][KEY])
+    assert record[-1]["action"] == "rolled_back" and record[-1]["topology_after"] == {"controlPlaneImage": None}
+    # the newest recorded change without undo_rollout_id; a rollout that changed no topology of it: nothing to undo
+    assert undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=cluster))["changed"] is True
+    assert undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=cluster), undo_rollout_id="hw-9")["changed"] is False
+    # what a KCP has no undo for: to_revision, force, no Cluster topology
+    for kwargs in ({"to_revision": 1}, {"force": True}, {"observed": Observed(cluster=objs.cluster(version))}):
+        with pytest.raises(RolloutError) as err:
+            undo.plan_undo(kcp, objs.NOW, **dict({"observed": Observed(cluster=cluster)}, **kwargs))
+        assert err.value.reason == "control_plane_undo", kwargs
+        assert str(err.value).startswith("kubeadmcontrolplane/default/c1-cp: undo of a KubeadmControlPlane is refused")
+
+
+def test_topology_control_plane_without_a_recorded_change_is_refused_as_every_control_plane():
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_restart import TOPOLOGY
+    kcp = objs.label(objs.kubeadm_control_plane(), "topology.cluster.x-k8s.io/owned", "")
+    with pytest.raises(RolloutError) as err:
+        undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)))
+    assert err.value.reason == "control_plane_undo" and "only the topology change capi_rollout_restart recorded" in err.value.msg
+    assert "roll the control plane forward" in err.value.hint

@@ -114,11 +114,20 @@ def test_check_mode_and_diff_write_nothing(conn):
     assert "md-0-infra-v1" in out.result["diff"][0]["after"] and "md-0-infra-v2" in out.result["diff"][0]["before"]
 
 
-def test_kubeadm_control_plane_is_refused_before_any_request(conn):
+def test_a_plain_kubeadm_control_plane_is_refused_after_its_reads_before_any_write(conn):
+    """Whether a Cluster topology manages it (and its history records a change there) needs the KCP and its Cluster."""
+    conn.add("GET", KCPS, body={"items": [objs.kubeadm_control_plane()]})
+    conn.add("GET", CLUSTERS + "/c1", body=_cluster())
     out = run(UndoModule(kind="kcp", name="c1-cp"), verb="undo")
     assert out.failed and out.result["reason"] == "control_plane_undo"
     assert "downgrades are unsupported" in out.result["msg"]
     assert out.result["msg"].startswith("kubeadmcontrolplane/default/c1-cp: ")
+    assert [(s["method"], s["path"]) for s in conn.sent] == [("GET", "/apis"), ("GET", KCPS), ("GET", CLUSTERS + "/c1")]
+
+
+def test_another_kind_is_refused_before_any_request(conn):
+    out = run(UndoModule(kind="MachineSet", name="c1-md-0-aaaaa"), verb="undo")
+    assert out.failed and out.result["reason"] == "invalid_kind"
     assert conn.sent == [] and out.result["api_requests"] == 0
 
 

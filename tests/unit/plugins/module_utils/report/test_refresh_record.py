@@ -236,6 +236,20 @@ def test_a_resumed_object_counts_as_switched_and_a_control_plane_is_never_undone
     assert out["objects"][cp["ref"]]["failure_reason"] == "not rolled out after 3600s (wait_timeout): wave failed"
 
 
+def test_a_control_plane_switched_through_its_cluster_topology_is_undone():
+    """Its switch call's hold says it went through the Cluster topology (a Cluster variable): capi_rollout_undo reverts
+    that variable, so the automatic undo takes it; a plain control plane of the same wave is not undone."""
+    cp, plain = obj("cp", kind="KubeadmControlPlane"), obj("plain", kind="KubeadmControlPlane")
+    call = switch_call([cp, plain])
+    call["results"][0]["objects"] = [{"ref": cp["ref"], "changed": True, "hold": {"overrides": {"controlPlaneImage": "img:2"}}},
+                                     {"ref": plain["ref"], "changed": True}]
+    out = failed_wave([cp, plain], {"reason": "wait_timeout", "failed_refs": [cp["ref"]]}, switches=call,
+                      kind="KubeadmControlPlane")
+    assert out["undo_refs"] == [cp["ref"]]
+    assert out["undo"] == [{"kind": "KubeadmControlPlane", "namespace": "default", "name": "cp"}]
+    assert "unless its change went through its Cluster topology" in out["status"]["next_step"]
+
+
 def test_a_machine_deployment_deleted_mid_wave_is_deleted_when_seen_gone_and_never_undone():
     a, b = obj("a"), obj("b")
     gone_at = "2026-11-30T06:31:00Z"

@@ -205,7 +205,8 @@ def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT
         changes.record(relative, current, wanted or None)
     said = [f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items())]
     if worker_class is not None and changes.record(("class",), node.get("class"), worker_class):
-        said.append(f"class {node.get('class')} -> {worker_class}")
+        # no "->": kube-apiserver stores ">" as \u003e, so a JSON patch ``test`` of a record quoting it would fail
+        said.append(f"class={worker_class} (was {node.get('class')})")
     if not changes.changed:
         return None
     if kind == apiversion.KUBEADM_CONTROL_PLANE:

@@ -330,7 +330,7 @@ def test_change_for_switches_to_the_worker_class_whose_template_carries_the_valu
     assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] == "big-worker"
     assert written["spec"]["topology"]["workers"]["machineDeployments"][1]["class"] == "default-worker"
     assert owner["message"] == ("cluster/default/shop spec.topology.workers.machineDeployments[md-0].class: "
-                                "class default-worker -> big-worker")
+                                "class=big-worker (was default-worker)")
     # the class it was is tested: someone switching it meanwhile fails the write
     moved = _cluster()
     moved["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] = "bigger-worker"

@@ -476,6 +476,16 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
     assert "machineDeployments[md-0].class" in " ".join(str(d.get("after")) for d in checked["diff"]), checked["diff"]
 
+    # the refresh plan picks the same path and sends its Cluster write as a dry run
+    planned = topo.run("capi_refresh_plan", check=True, diff=True, namespaces=[PATHS_NS], refresh_id="plan-b",
+                       templates={"overrides": {"customImage": BIG_IMAGE}})
+    assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
+    (planned_md,) = [obj for obj in planned["plan"]["objects"] if obj["ref"] == f"machinedeployment/{PATHS_NS}/{name}"]
+    notes = " ".join(planned_md["notes"])
+    assert "(worker class switch)" in notes and "class=big (was small)" in notes, notes
+    assert planned_md["wait"]["topology"] == {"overrides": {}, "template": {"customImage": BIG_IMAGE}, "class": "big"}
+    assert not topo.writes(mark) and _tb_class(topo) == "small"
+
     machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}", PATHS_NS))
     res = topo.run("capi_rollout_restart", namespace=PATHS_NS, switches=switch, rollout_id="hw-b", wait=True,
                    wait_timeout=300, stall_timeout=120)

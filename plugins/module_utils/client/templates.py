@@ -177,7 +177,7 @@ def worker_class_templates(api, discovery, cclass, cluster, obj, overrides, cach
     namespace = cclass["metadata"]["namespace"]
     infra = paths.get_path(obj, apiversion.spec_path(kind, obj["apiVersion"].rpartition("/")[2], "infrastructure_ref"))
     needed = topologies.templates_needed(cclass, cluster, obj, make_ref(kind, obj["metadata"]["namespace"], obj["metadata"]["name"]),
-                                         apiversion.normalize_ref(infra or {}).get("kind"), overrides, kind=kind)
+                                         (apiversion.normalize_ref(infra) or {}).get("kind"), overrides, kind=kind)
     if not needed:
         return None
     out = {}

@@ -169,7 +169,7 @@ def _topology_switches(run, selected, clusters):
         overrides = item["template"].get("overrides") or {}
         cclass = targets.cluster_class(run.api, cluster, classes)
         out[_switch_name(item)] = (overrides, cclass, templates.worker_class_templates(
-            run.api, run.discovery, cclass, cluster, obj, overrides, read))
+            run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=selected.kind))
     return out
 
 

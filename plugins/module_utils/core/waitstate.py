@@ -165,8 +165,8 @@ def _waits_for_topology(snap: Snapshot, message: str) -> None:
 def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold: Mapping[str, Any],
                   cluster: Optional[Dict[str, Any]] = None, template: Optional[Dict[str, Any]] = None, changed_by: Optional[Dict[str, Any]] = None) -> Snapshot:
     """Hold an object a Cluster topology manages to its change (``hold``: {overrides: {variable: value} its topology
-    entry must keep, class: the worker class it must keep (path (b), optional), template: the spec.template.spec values its current template must carry, not_on: a template
-    name it must have left - an undo's}), changing ``snap`` in
+    entry must keep, class: the worker class it must keep (path (b), optional), template: the spec.template.spec
+    values its current template must carry, not_on: a template name it must have left - an undo's}), changing ``snap`` in
     place: its template names are generated, so not a name but the values decide (docs/clusterclass.md). Not done
     while its current ``template`` (as read; None: not read now) lacks them - the topology controller has not
     rotated it yet; drift when ``cluster`` (None: not read now) no longer holds the overrides, naming who last wrote

@@ -581,3 +581,26 @@ def test_an_undo_is_done_only_off_the_template_of_the_change_it_reverts():
     finish(waiter)
     assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
     assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress
+
+
+def test_a_worker_class_switched_back_during_the_wait_is_drift():
+    """Path (b): the hold names the worker class switched to; the Cluster's entry back on the old class is drift, and
+    the same wait with the class held is done (positive control)."""
+    hold = {"overrides": {}, "template": {"customImage": "img:new"}, "class": "big-worker"}
+    script = [[("MODIFIED", _topology_md(11, 3, "md-0-gen2"), 1)]]
+    switched = _topology_cluster(None)
+    switched["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] = "big-worker"
+    clock = Clock()
+    reads = FakeTopologyReads({"md-0-gen1": "img:old", "md-0-gen2": "img:new"}, switched)
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen1")], holds={TOPOLOGY_REF: hold},
+                         topology_reads=reads)
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED
+    clock = Clock()
+    reads = FakeTopologyReads({"md-0-gen1": "img:old", "md-0-gen2": "img:new"}, _topology_cluster(None))
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", _topology_md(11, 3, "md-0-gen2"), 1)]]), clock,
+                         [_topology_md(10, 3, "md-0-gen1")], holds={TOPOLOGY_REF: hold}, topology_reads=reads)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.DRIFT
+    assert "no longer holds its topology change class=big-worker (now default-worker)" in str(err.value)

@@ -29,7 +29,9 @@ description:
     (a)) - its ClusterClass read (one GET per class), the per-MD C(variables.overrides) write of the Cluster sent as a
     server-side dry run; the object's notes name the path, the change and why. A control plane of a topology Cluster
     likewise through a Cluster-level C(spec.topology.variables) value of a variable its ClusterClass patches onto the
-    control plane's machine template only. Otherwise it is blocked.
+    control plane's machine template only. A MachineDeployment whose overrides no class variable maps is switched to
+    another worker class of its ClusterClass whose template has the values (path (b) - the templates of its worker
+    classes read, one GET each; the notes name the class and why). Otherwise it is blocked.
   - "Never writes: the creates are always dry runs, in check mode or not (always C(changed=false)). Requests: per
     namespace one list per kind, the Clusters and the MachineSets; one list per template kind; one dry-run create
     per new template."

@@ -31,7 +31,12 @@ description:
     controller generates the new template and rolls that MachineDeployment alone. For a KubeadmControlPlane it sets
     the Cluster-level C(spec.topology.variables) value of a variable the class patches onto the control plane's
     machine template only (one also patched onto worker templates fails with RV(reason)=V(topology_shared_variable),
-    naming their worker classes). A field no variable maps fails with RV(reason)=V(topology_no_variable). The
+    naming their worker classes). When the class maps not every field of a MachineDeployment's overrides, its
+    worker C(class) (C(spec.topology.workers.machineDeployments[].class)) is switched to another worker class of the
+    same ClusterClass whose infrastructure template carries every value and onto which no class variable patches
+    those fields (its own class when it does already; else the first by name, the others named in the message);
+    this reads the worker classes' templates (one GET each). A field neither path covers fails with
+    RV(reason)=V(topology_no_variable), naming each worker class and why it does not fit. The
     Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
@@ -144,7 +149,8 @@ options:
             description:
               - Merged into C(spec.template.spec) of the clone (the new image or hardware).
               - For a MachineDeployment a Cluster topology manages, no clone is made; each field becomes a
-                per-MachineDeployment variable override in the Cluster topology (see the description).
+                per-MachineDeployment variable override in the Cluster topology, or the MachineDeployment is switched
+                to a worker class whose template has the values (see the description).
             type: dict
           labels:
             description: Labels added to the clone (a null value removes a copied one).
@@ -462,10 +468,11 @@ objects:
     hold:
       description:
         - What a wait holds this object to after new hardware through its Cluster topology (the template the topology
-          generates gets a name only then) - C(overrides) (the per-MD variable overrides written) and C(template) (the
-          template values asked for). It is the O(capi.rollout.capi_rollout_wait#module:objects[].topology) of that
-          object; O(wait) holds it to them too (done only on a template carrying the values, drift when the Cluster
-          topology no longer holds the overrides).
+          generates gets a name only then) - C(overrides) (the per-MD variable overrides written), C(class) (the
+          worker class switched to, only for a class switch) and C(template) (the template values asked for). It is
+          the O(capi.rollout.capi_rollout_wait#module:objects[].topology) of that object; O(wait) holds it to them too
+          (done only on a template carrying the values, drift when the Cluster topology no longer holds the overrides
+          or the class).
       returned: when the object was (would be) switched through its Cluster topology
       type: dict
       sample: {overrides: {workerImage: "kindest/node:v1.31.0"}, template: {customImage: "kindest/node:v1.31.0"}}

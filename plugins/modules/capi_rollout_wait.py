@@ -93,6 +93,11 @@ options:
               for a KubeadmControlPlane the Cluster-level C(spec.topology.variables).
             type: dict
             required: true
+          class:
+            description:
+              - The worker class (C(spec.topology.workers.machineDeployments[].class)) its topology entry must keep, for
+                a change by a worker class switch (C(docs/clusterclass.md), path (b)); another class is V(drift).
+            type: str
           template:
             description:
               - The fields under C(spec.template.spec) of its infrastructure template that the template it is on must
@@ -467,6 +472,7 @@ def main():
                 "switched_at": {"type": "str"},
                 "topology": {"type": "dict", "options": {
                     "overrides": {"type": "dict", "required": True},
+                    "class": {"type": "str"},
                     "template": {"type": "dict", "default": {}},
                     "not_on": {"type": "str"},
                 }},

@@ -21,6 +21,8 @@ TOPOLOGY_VERSIONS = ("v1.10", "v1.13", "v1.14")
 PER_RELEASE = per_fleet(TOPOLOGY_VERSIONS, "topology") + [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))]
 per_release = pytest.mark.parametrize("topo", PER_RELEASE, indirect=True)
 DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
+PATHS_NS = "topo-paths"
+BIG_IMAGE = "kindest/node:v1.30.4-big"
 
 
 def topology_fleet(capi_version):
@@ -30,12 +32,18 @@ def topology_fleet(capi_version):
         "management_clusters": [{
             "name": f"itt-{capi_version.replace('.', '-')}",
             "capi_version": capi_version,
-            "cluster_classes": [topology_class()],
+            "cluster_classes": [
+                topology_class(),
+                # path (b): no variable, two worker classes with their own images, for Cluster "tb" (its namespace)
+                {"name": "bare", "namespace": PATHS_NS, "control_plane_image": IMAGE,
+                 "workers": [{"class": "small", "image": IMAGE}, {"class": "big", "image": BIG_IMAGE}]}],
             "workload_clusters": [
                 topology_cluster(),
                 # a plain cluster beside it: a wave whose other object fails (the role's automatic undo)
                 {"name": "plain", "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
-                 "machine_deployments": [{"name": "md-0", "replicas": 1}]}],
+                 "machine_deployments": [{"name": "md-0", "replicas": 1}]},
+                {"name": "tb", "namespace": PATHS_NS, "kubernetes_version": "v1.30.4", "topology": {"class": "bare"},
+                 "control_plane": {"replicas": 1}, "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1}]}],
         }],
     }
 
@@ -516,3 +524,81 @@ def test_a_failed_wave_undoes_its_topology_md_through_the_cluster(topo, tmp_path
     assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == (before or IMAGE)
     last = json.loads(_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
     assert last["rollout_id"] == "topo-undo-undo" and last["action"] == "rolled_back" and "topology" in last, last
+
+
+# --- path (b): a switch to another worker class (Cluster "tb" in namespace topo-paths, ClusterClass "bare") ---------
+
+def _tb_md(topo):
+    items = topo.admin.list(topo.path("MachineDeployment", PATHS_NS), label_selector=f"{DEPLOYMENT_NAME}=md-0")["items"]
+    assert len(items) == 1, items
+    return items[0]
+
+
+def _tb_class(topo):
+    return topo.get("Cluster", "tb", PATHS_NS)["spec"]["topology"]["workers"]["machineDeployments"][0]["class"]
+
+
+def _tb_rolled(topo, name, image, machines_before):
+    current = _tb_md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    machines = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}", PATHS_NS))
+    return topo.get("DockerMachineTemplate", current, PATHS_NS)["spec"]["template"]["spec"].get("customImage") == image \
+        and machines and not machines & machines_before
+
+
+def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
+    """Path (b): ClusterClass "bare" patches no variable, and its worker class "big" has a template with the image asked
+    for, so the MD's entry switches class "small" -> "big" in the Cluster topology (check mode: a dry run, nothing
+    written, the diff shows the class); the topology generates the new template from big's and rolls the MD (every
+    Machine new); the undo switches the class back."""
+    if topo.capi_version == "v1.13":
+        pytest.skip("path (b) is the same on every release: v1.10 (v1beta1) and v1.14 (v1beta2) cover it")
+    name = _tb_md(topo)["metadata"]["name"]
+    switch = [{"name": name, "template": {"overrides": {"customImage": BIG_IMAGE}}}]
+    mark = topo.mark()
+    none_fits = topo.run("capi_rollout_restart", namespace=PATHS_NS,
+                         switches=[{"name": name, "template": {"overrides": {"customImage": "kindest/node:v9"}}}])
+    assert none_fits.failed and none_fits["reason"] == "topology_no_variable", none_fits.get("msg")
+    assert f"big: its template has customImage={BIG_IMAGE}" in none_fits["msg"], none_fits["msg"]
+    checked = topo.run("capi_rollout_restart", namespace=PATHS_NS, switches=switch, rollout_id="hw-b", check=True, diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark) and _tb_class(topo) == "small"
+    assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert "machineDeployments[md-0].class" in " ".join(str(d.get("after")) for d in checked["diff"]), checked["diff"]
+
+    # the refresh plan picks the same path and sends its Cluster write as a dry run
+    planned = topo.run("capi_refresh_plan", check=True, diff=True, namespaces=[PATHS_NS], refresh_id="plan-b",
+                       templates={"overrides": {"customImage": BIG_IMAGE}})
+    assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
+    (planned_md,) = [obj for obj in planned["plan"]["objects"] if obj["ref"] == f"machinedeployment/{PATHS_NS}/{name}"]
+    notes = " ".join(planned_md["notes"])
+    assert "(worker class switch)" in notes and "class=big (was small)" in notes, notes
+    assert planned_md["wait"]["topology"] == {"overrides": {}, "template": {"customImage": BIG_IMAGE}, "class": "big"}
+    assert not topo.writes(mark) and _tb_class(topo) == "small"
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}", PATHS_NS))
+    res = topo.run("capi_rollout_restart", namespace=PATHS_NS, switches=switch, rollout_id="hw-b", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    assert "worker class big" in entry["message"] and entry["owner"]["ref"] == f"cluster/{PATHS_NS}/tb", entry["message"]
+    assert entry["hold"] == {"overrides": {}, "template": {"customImage": BIG_IMAGE}, "class": "big"}
+    assert entry["status"]["rollout"]["complete"] is True, entry["status"]
+    writes = [e for e in topo.writes(mark) if e["objectRef"]["resource"] == "clusters"]
+    assert writes and all("fieldManager=capi-rollout" in e["requestURI"] for e in writes), writes
+    # read back: the Cluster holds the class, the generated template carries big's image, every Machine is new
+    assert _tb_class(topo) == "big" and _tb_rolled(topo, name, BIG_IMAGE, machines_before)
+    again = topo.run("capi_rollout_restart", namespace=PATHS_NS, switches=switch, rollout_id="hw-b")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+    machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}", PATHS_NS))
+    mark = topo.mark()
+    undone = topo.run("capi_rollout_undo", name=name, namespace=PATHS_NS, undo_rollout_id="hw-b", rollout_id="hw-b-undo",
+                      wait=True, wait_timeout=300, stall_timeout=120)
+    assert not undone.failed, undone.get("msg")
+    entry = undone["objects"][0]
+    assert entry["action"] == "rolled_back" and entry["hold"]["class"] == "small", entry["message"]
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)] == [
+        ("patch", "clusters"), ("patch", "machinedeployments")]
+    last = json.loads(_tb_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+    assert last["action"] == "rolled_back" and last["topology_class"] == ["big", "small"], last
+    assert _tb_class(topo) == "small" and _tb_rolled(topo, name, IMAGE, machines_before)

@@ -21,6 +21,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
+from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 DEFAULT_INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -167,6 +168,27 @@ def get_template(api, tkind, namespace, name, ref=None, reads=None):
     obj.setdefault("kind", tkind.kind)
     obj.setdefault("apiVersion", tkind.api_version)
     return obj
+
+
+def worker_class_templates(api, discovery, cclass, cluster, obj, overrides, cache, kind=apiversion.MACHINE_DEPLOYMENT):
+    """{worker class: its infrastructure template, None when missing} of the other worker classes of ``cclass`` that
+    the choice of a topology path for ``obj`` needs (core.topology.templates_needed); None when path (a) covers it.
+    One GET per template (in the ClusterClass's namespace), kept in ``cache`` for the run."""
+    namespace = cclass["metadata"]["namespace"]
+    infra = paths.get_path(obj, apiversion.spec_path(kind, obj["apiVersion"].rpartition("/")[2], "infrastructure_ref"))
+    needed = topologies.templates_needed(cclass, cluster, obj, make_ref(kind, obj["metadata"]["namespace"], obj["metadata"]["name"]),
+                                         (apiversion.normalize_ref(infra) or {}).get("kind"), overrides, kind=kind)
+    if not needed:
+        return None
+    out = {}
+    for worker, template_ref in needed.items():
+        key = (namespace, template_ref.get("apiVersion"), template_ref.get("kind"), template_ref.get("name"))
+        if key not in cache:
+            tkind = template_kind(discovery, {"api_version": template_ref.get("apiVersion"), "kind": template_ref.get("kind")})
+            cache[key] = get_template(api, tkind, namespace, template_ref.get("name"),
+                                      ref=make_ref(template_ref.get("kind"), namespace, template_ref.get("name")))
+        out[worker] = cache[key]
+    return out
 
 
 def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):

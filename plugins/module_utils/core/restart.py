@@ -448,11 +448,13 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     return plan
 
 
-def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None):
+def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None, worker_templates=None):
     """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
     ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
     ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
-    The topology controller then generates a template with them and rolls this MD alone.
+    The topology controller then generates a template with them and rolls this MD alone. When the class maps not every
+    field, path (b): a switch of the MD's worker ``class`` to one whose template carries them (``worker_templates``,
+    core.topology.change_for).
 
     The plan's ``owner`` is the Cluster write (core.topology); the MD's own patch records it (history entry with
     ``topology``); a repeated ``rollout_id`` or a topology that already holds the values plans nothing. RolloutError
@@ -473,20 +475,25 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     guards.refuse_paused(read.obj, read.kind, read.ref, observed.cluster)
     template_kind = apiversion.normalize_ref(
         paths.get_path(obj, apiversion.spec_path(read.kind, read.version, "infrastructure_ref"), {}) or {}).get("kind")
-    values, why = topologies.variables_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides, kind=read.kind)
-    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind)
+    change = topologies.change_for(cclass, observed.cluster, obj, read.ref, template_kind, overrides, kind=read.kind,
+                                   worker_templates=worker_templates)
+    values, why = change["values"], change["why"]
+    owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind,
+                                      worker_class=change["worker_class"])
     if owner is None:
-        return unchanged(f"the Cluster topology already holds {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
+        return unchanged(f"the Cluster topology already holds {topologies.change_text(change)}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
+    # what undo puts back (core.undo.plan_topology_undo): the overrides before (None for none), the class before
+    details = {"topology": owner["message"], "topology_after": values,
+               "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name, kind=read.kind)
+                                   for name in values}}
+    if change["worker_class"] is not None:
+        details["topology_class"] = [topologies.worker_class_of(observed.cluster, obj, read.ref), change["worker_class"]]
     changes = ChangeSet()
     if recording.enabled:
         entry = records.record_rollout(
             changes, obj, obj, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
-            recording, api_version=read.version, last_details={"topology": owner["message"]},
-            # what undo puts back (core.undo.plan_topology_undo): the overrides before, None for none
-            entry_details={"topology": owner["message"], "topology_after": values,
-                           "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name,
-                                                                            kind=read.kind) for name in values}},
+            recording, api_version=read.version, last_details={"topology": owner["message"]}, entry_details=details,
             observed=observed)
         extra["history_revision"] = entry["revision"]
     plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
@@ -494,7 +501,7 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                                   f"the new template and rolls this {read.kind}",
                           relied_on=_relied_on(read, owner), **extra)
     # what a wait holds it to: the generated template's name is not known yet, its values are
-    plan.update(owner=owner, changed=True, action=RESTARTED, hold={"overrides": values, "template": overrides})
+    plan.update(owner=owner, changed=True, action=RESTARTED, hold=topologies.hold_of(change, overrides))
     return plan
 
 

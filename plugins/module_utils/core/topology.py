@@ -188,10 +188,11 @@ def plan_override(cluster, obj, ref, variable, value):
     return plan_overrides(cluster, obj, ref, {variable: value})
 
 
-def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT):
+def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT, worker_class=None):
     """The owner write that sets the object's variables of ``values`` (name -> value; None removes the entry): the
-    MD's ``variables.overrides``, a control plane's Cluster-level ``spec.topology.variables``; None when they already
-    are so. The list is replaced whole, its current value tested."""
+    MD's ``variables.overrides``, a control plane's Cluster-level ``spec.topology.variables``; and an MD's worker
+    ``class`` to ``worker_class`` (path (b); None leaves it); None when they already are so. The list is replaced
+    whole, its current value tested; so is the class."""
     relative, node, current = _variables(cluster, obj, kind, ref)
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
@@ -200,14 +201,19 @@ def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT
     if kind != apiversion.KUBEADM_CONTROL_PLANE and not wanted and current and set(variables) == {"overrides"}:
         # v1beta2 refuses an empty ``variables`` (minProperties 1): the last override goes with it
         changes.record(("variables",), variables, None)
-    elif not changes.record(relative, current, wanted or None):
+    else:
+        changes.record(relative, current, wanted or None)
+    said = [f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items())]
+    if worker_class is not None and changes.record(("class",), node.get("class"), worker_class):
+        # no "->": kube-apiserver stores ">" as \u003e, so a JSON patch ``test`` of a record quoting it would fail
+        said.append(f"class={worker_class} (was {node.get('class')})")
+    if not changes.changed:
         return None
-    said = ", ".join(f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items()))
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        return _cluster_write(cluster, TOPOLOGY_POINTER, changes, f"{cluster_ref(cluster)} spec.topology.variables: {said}",
-                              doc=node)
-    where = display_path(cluster, obj, kind, ref, "variables.overrides")
-    return _owner_change(cluster, obj, kind, ref, changes, f"{cluster_ref(cluster)} {where}: {said}")
+        return _cluster_write(cluster, TOPOLOGY_POINTER, changes,
+                              f"{cluster_ref(cluster)} spec.topology.variables: {', '.join(said)}", doc=node)
+    where = display_path(cluster, obj, kind, ref, "class" if not values else "variables.overrides")
+    return _owner_change(cluster, obj, kind, ref, changes, f"{cluster_ref(cluster)} {where}: {', '.join(said)}")
 
 
 def _leaves(overrides, prefix=""):
@@ -264,23 +270,122 @@ def variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apiv
     return values, "; ".join(why)
 
 
-def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
-    """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
-    write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
-    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None
-    when no path covers it (``msg`` says why and what to do)."""
+# --- path (b): a per-MD switch to another worker class whose template carries the values ------------------------------
+
+def worker_template_refs(cclass):
+    """{worker class: its infrastructure template reference {apiVersion, kind, name}} of a ClusterClass (v1beta1
+    ``template.infrastructure.ref``, v1beta2 ``infrastructure.templateRef``); the templates live in its namespace."""
+    out = {}
+    for worker in paths.get_path(cclass, "spec.workers.machineDeployments", []) or []:
+        found = paths.get_path(worker, "infrastructure.templateRef") or paths.get_path(worker, "template.infrastructure.ref")
+        if worker.get("class") and found:
+            out[worker["class"]] = found
+    return out
+
+
+def templates_needed(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
+    """The infrastructure template references of the worker classes ({class: reference}) that the choice of a path
+    must read: none when path (a) covers every field, or for a control plane (it has no class to switch). Its own
+    class's too: after a switch to it, it is the one that holds the change."""
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        return {}
+    worker = worker_class_of(cluster, obj, ref)
+    if all(mapping_variable(cclass, worker, template_kind, pointer) for pointer, _value in _leaves(overrides)):
+        return {}
+    return worker_template_refs(cclass)
+
+
+def _class_fits(cclass, worker, template, template_kind, overrides):
+    """Why worker class ``worker`` (its infrastructure ``template`` as read, None: missing) cannot carry ``overrides``,
+    or None when a switch to it makes the topology generate a template with them."""
+    if template is None:
+        return "its template does not exist"
+    if template.get("kind") != template_kind:
+        return f"its template is a {template.get('kind')}, not a {template_kind}"
+    lacking = template_lacks(template, overrides)
+    if lacking:
+        return "its template has " + ", ".join(f"{pointer.rpartition('/')[2]}={found}" for pointer, _w, found in lacking)
+    # a variable patched onto the field for that class would set it, not the template (docs/dev/topology-simulator.md)
+    patched = [pointer for pointer, _value in _leaves(overrides) if mapping_variable(cclass, worker, template_kind, pointer)]
+    if patched:
+        return f"a class variable is patched onto {', '.join(patched)} of its template"
+    return None
+
+
+def change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT, worker_templates=None):
+    """The topology change that gives a topology MD / KCP new hardware with ``overrides`` (spec.template.spec fields of
+    its ``template_kind``): {path, values (variables to set), worker_class (None: keep), why}. Path (a), variables
+    (core.topology.variables_for), when the class maps every field: it changes this object's template and nothing
+    else. Otherwise, for an MD, path (b): a switch to another worker class of the same ClusterClass whose template
+    (``worker_templates``: {class: template as read, None when missing}, those of core.topology.templates_needed)
+    carries every value and no class variable patches those fields for it - its own class when that fits (the switch
+    is made: a re-run plans nothing), else the first such class by name, the others named in ``why`` (a switch takes
+    every template of that class, bootstrap too). RolloutError (reason
+    topology_no_variable) naming each class and why it does not fit when neither path covers it."""
     try:
         values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind)
     except RolloutError as err:
+        if err.reason != "topology_no_variable" or kind == apiversion.KUBEADM_CONTROL_PLANE or worker_templates is None:
+            raise
+        unmapped = err
+    else:
+        path = "Cluster variable" if kind == apiversion.KUBEADM_CONTROL_PLANE else "variable override"
+        return {"path": path, "values": values, "worker_class": None, "why": why}
+    name = paths.get_path(cclass, "metadata.name")
+    current = worker_class_of(cluster, obj, ref)
+    unfit = {worker: _class_fits(cclass, worker, template, template_kind, overrides)
+             for worker, template in sorted(worker_templates.items())}
+    fitting = [worker for worker, reason in unfit.items() if reason is None]
+    if not fitting:
+        looked = "; ".join(f"{worker}: {reason}" for worker, reason in unfit.items() if worker != current) or "it has no other"
+        raise RolloutError(f"{unmapped.msg.split('; nothing was')[0]}, and no other worker class of ClusterClass {name} "
+                           f"has a {template_kind} with those values ({looked}); nothing was changed",
+                           ref=ref, reason="topology_no_variable", hint=unmapped.hint)
+    if current in fitting:
+        fitting.remove(current)
+        fitting.insert(0, current)
+    template = worker_templates[fitting[0]]
+    shown = ", ".join(f"{pointer.rpartition('/')[2]}={value}" for pointer, value in _leaves(overrides))
+    why = (f"no variable of ClusterClass {name} is patched onto those fields of its worker class; worker class "
+           f"{fitting[0]}'s {template_kind} {paths.get_path(template, 'metadata.name')} has {shown} and no class variable "
+           f"sets them (the switch takes every template of worker class {fitting[0]})")
+    if fitting[1:]:
+        why += f"; {', '.join(fitting[1:])} would fit too (the first by name is taken)"
+    return {"path": "worker class switch", "values": {}, "worker_class": fitting[0], "why": why}
+
+
+def hold_of(change, overrides):
+    """What a wait holds the object to after ``change`` (core.topology.change_for): core.waitstate.hold_topology."""
+    hold = {"overrides": change["values"], "template": copy.deepcopy(overrides)}
+    if change["worker_class"] is not None:
+        hold["class"] = change["worker_class"]
+    return hold
+
+
+def change_text(change):
+    """The values of ``change`` (core.topology.change_for) as text: ``workerImage=v2``, ``class=big``."""
+    said = [f"{name}={value}" for name, value in sorted(change["values"].items())]
+    if change["worker_class"] is not None:
+        said.append(f"class={change['worker_class']}")
+    return ", ".join(said)
+
+
+def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT,
+                    worker_templates=None):
+    """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
+    write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
+    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None
+    when no path covers it (``msg`` says why and what to do). ``worker_templates``: as core.topology.change_for."""
+    try:
+        change = change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind,
+                            worker_templates=worker_templates)
+    except RolloutError as err:
         return {"ok": False, "msg": f"{err.msg.split('; nothing was')[0]} ({err.hint})", "infrastructure_ref": None,
                 "topology": None}, None
-    owner = plan_overrides(cluster, obj, ref, values, kind=kind)
-    said = ", ".join(f"{name}={value}" for name, value in sorted(values.items()))
-    change = owner["message"] if owner else f"{cluster_ref(cluster)} holds {said} already"
-    path = "Cluster variable" if kind == apiversion.KUBEADM_CONTROL_PLANE else "variable override"
+    owner = plan_overrides(cluster, obj, ref, change["values"], kind=kind, worker_class=change["worker_class"])
     return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
-        "path": path, "why": why, "change": change, "held": owner is None,
-        "hold": {"overrides": values, "template": copy.deepcopy(overrides)}}}, owner
+        "path": change["path"], "why": change["why"], "change": owner["message"] if owner else f"{cluster_ref(cluster)} holds {change_text(change)} already",
+        "held": owner is None, "hold": hold_of(change, overrides)}}, owner
 
 
 # --- holding a topology MD to its change while waiting (core.waitstate.hold_topology) --------------------------------
@@ -301,16 +406,20 @@ def template_lacks(template, values):
             if _at_pointer(template, pointer) != value]
 
 
-def overrides_lacking(cluster, obj, kind, ref, overrides):
+def overrides_lacking(cluster, obj, kind, ref, overrides, worker_class=None):
     """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's variables in ``cluster``
-    (core.topology._variables) do not hold (someone reverted the change); every one when its entry is gone."""
+    (core.topology._variables) do not hold (someone reverted the change); every one when its entry is gone. With
+    ``worker_class`` (path (b)) also ("class", wanted, found) when the MD's entry is of another class."""
     try:
-        held_list = _variables(cluster, obj, kind, ref)[2]
+        _relative, node, held_list = _variables(cluster, obj, kind, ref)
     except RolloutError:
-        held_list = []
+        node, held_list = {}, []
     held = {item.get("name"): item.get("value") for item in held_list or []}
-    return [(variable, value, held.get(variable)) for variable, value in sorted((overrides or {}).items())
-            if held.get(variable) != value]
+    lacking = [(variable, value, held.get(variable)) for variable, value in sorted((overrides or {}).items())
+               if held.get(variable) != value]
+    if worker_class is not None and node.get("class") != worker_class:
+        lacking.append(("class", worker_class, node.get("class")))
+    return lacking
 
 
 def entry_field(obj, kind):

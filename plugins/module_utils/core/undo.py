@@ -397,10 +397,13 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
                               message=f"rollout {undo_rollout_id} changed no topology of it: nothing to undo")
     before, after = first["topology_before"], last["topology_after"]
-    if not topologies.overrides_lacking(cluster, md, kind, ref, before):
+    # a worker class switch (path (b)) is undone by switching back: [class before, class after]
+    class_before = (first.get("topology_class") or [None])[0]
+    class_after = (last.get("topology_class") or [None, None])[1]
+    if not topologies.overrides_lacking(cluster, md, kind, ref, before, class_before):
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
                               message=f"{topologies.cluster_ref(cluster)} holds the overrides from before already")
-    lacking = topologies.overrides_lacking(cluster, md, kind, ref, after)
+    lacking = topologies.overrides_lacking(cluster, md, kind, ref, after, class_after)
     if lacking:
         changed = owners.last_change(cluster, topologies.entry_field(md, kind), since=last.get("at"))
         who = f"{changed['manager']} at {changed['time']}" if changed else "someone else"
@@ -409,7 +412,7 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
             f"its Cluster topology was changed by {who} after rollout {last.get('rollout_id')} wrote it ({shown}); the "
             "undo leaves it there instead of fighting that change", ref=ref, reason="changed_since_rollout",
             hint="find out why it was changed; change the Cluster topology by hand to move it anyway")
-    owner = topologies.plan_overrides(cluster, md, ref, before, kind=kind)
+    owner = topologies.plan_overrides(cluster, md, ref, before, kind=kind, worker_class=class_before)
     changes = ChangeSet()
     target_revision = first.get("revision") - 1 if isinstance(first.get("revision"), int) and first["revision"] > 1 else None
     extra.update(from_revision=extra["revision_before"], to_revision=target_revision, target_revision=target_revision,
@@ -418,7 +421,8 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
         entry = records.record_rollout(
             changes, md, md, now, ROLLED_BACK, hist.next_revision(md, observed.machine_sets, entries), entries, recording,
             api_version=version, last_details={"topology": owner["message"]},
-            entry_details={"topology": owner["message"], "topology_before": after, "topology_after": before},
+            entry_details=dict({"topology": owner["message"], "topology_before": after, "topology_after": before},
+                               **({"topology_class": [class_after, class_before]} if class_before else {})),
             observed=observed)
         extra["history_revision"] = entry["revision"]
     template = paths.get_path(md, apiversion.spec_path(kind, version, "infrastructure_ref"), {}) or {}
@@ -428,7 +432,10 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
                                   f"{owner['message']}: the topology controller generates the template and rolls this "
                                   f"{kind}", **extra)
     # what a wait holds it to: the overrides from before, and off the template of the change
-    plan.update(owner=owner, changed=True, hold={"overrides": before, "template": {}, "not_on": template.get("name")})
+    hold = {"overrides": before, "template": {}, "not_on": template.get("name")}
+    if class_before:
+        hold["class"] = class_before
+    plan.update(owner=owner, changed=True, hold=hold)
     return plan
 
 

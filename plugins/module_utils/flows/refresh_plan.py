@@ -93,9 +93,10 @@ def plan_clones(run, reads, targets):
 def plan_topology(run, targets, topology):
     """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
-    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), its Cluster write sent as a
-    server-side dry run (the run's requests are dry runs). One GET per ClusterClass."""
-    classes, out, diffs = {}, {}, []
+    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), or a switch to another worker
+    class (path (b)), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
+    ClusterClass, and per template of another worker class where path (a) does not cover an MD."""
+    classes, read, out, diffs = {}, {}, {}, []
     for entry in targets:
         if entry["ref"] not in topology:
             continue
@@ -106,9 +107,11 @@ def plan_topology(run, targets, topology):
             if err.reason != "not_found":
                 raise
             continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
-        template_kind = ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind")
-        outcome, owner = topologies.refresh_outcome(cclass, cluster, obj, entry["ref"], template_kind,
-                                                    (entry.get("clone") or {}).get("overrides") or {}, kind=entry["kind"])
+        overrides = (entry.get("clone") or {}).get("overrides") or {}
+        outcome, owner = topologies.refresh_outcome(
+            cclass, cluster, obj, entry["ref"], ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind"),
+            overrides, kind=entry["kind"], worker_templates=templates_client.worker_class_templates(
+                run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]))
         if owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],

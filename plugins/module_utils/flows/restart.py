@@ -160,17 +160,21 @@ def topology_rollout(run, selected, clusters):
 
 
 def _topology_switches(run, selected, clusters):
-    """{object name: (template overrides, its ClusterClass)} of the ``switches[].template`` entries of objects a
-    Cluster topology manages (path (a), core.restart.plan_topology_switch); one GET per ClusterClass."""
+    """{object name: (template overrides, its ClusterClass, its other worker classes' templates)} of the
+    ``switches[].template`` entries of objects a Cluster topology manages (core.restart.plan_topology_switch); one GET
+    per ClusterClass, and per template of another worker class when path (a) does not cover a switch."""
     by_name = {obj["metadata"]["name"]: obj for obj in selected.objects}
-    classes = {}
+    classes, read = {}, {}
     out = {}
     for item in run.module.params.get("switches") or []:
         obj = by_name.get(_switch_name(item))
         cluster = clusters.get(views.cluster_name_of(obj)) if obj else None
         if item.get("template") is None or not topologies.manages(obj, cluster):
             continue
-        out[_switch_name(item)] = (item["template"].get("overrides") or {}, targets.cluster_class(run.api, cluster, classes))
+        overrides = item["template"].get("overrides") or {}
+        cclass = targets.cluster_class(run.api, cluster, classes)
+        out[_switch_name(item)] = (overrides, cclass, templates.worker_class_templates(
+            run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=selected.kind))
     return out
 
 
@@ -219,10 +223,10 @@ def planner(run, selected, clusters, now, actor):
 
     def plan_with(obj, read_sets, read_machines):
         if obj["metadata"]["name"] in topology_switches:
-            overrides, cclass = topology_switches[obj["metadata"]["name"]]
+            overrides, cclass, class_templates = topology_switches[obj["metadata"]["name"]]
             return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
                 api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=read_sets,
-                machines=read_machines))
+                machines=read_machines), worker_templates=class_templates)
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:

@@ -635,3 +635,24 @@ def test_a_machine_draining_at_the_last_call_and_missing_from_this_calls_list_ti
     waiter = make_waiter(FakeApi(clock, []), clock, [rolling(10, 3)], state=state, drain_groups=[machines])
     assert [e["machine"] for e in waiter.state["drain_timeouts"]] == ["md-0-abcde-x1y2z"]
     assert any("timed out" in line for line in waiter.progress)
+def test_a_worker_class_switched_back_during_the_wait_is_drift():
+    """Path (b): the hold names the worker class switched to; the Cluster's entry back on the old class is drift, and
+    the same wait with the class held is done (positive control)."""
+    hold = {"overrides": {}, "template": {"customImage": "img:new"}, "class": "big-worker"}
+    script = [[("MODIFIED", _topology_md(11, 3, "md-0-gen2"), 1)]]
+    switched = _topology_cluster(None)
+    switched["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] = "big-worker"
+    clock = Clock()
+    reads = FakeTopologyReads({"md-0-gen1": "img:old", "md-0-gen2": "img:new"}, switched)
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen1")], holds={TOPOLOGY_REF: hold},
+                         topology_reads=reads)
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED
+    clock = Clock()
+    reads = FakeTopologyReads({"md-0-gen1": "img:old", "md-0-gen2": "img:new"}, _topology_cluster(None))
+    waiter = make_waiter(FakeApi(clock, [[("MODIFIED", _topology_md(11, 3, "md-0-gen2"), 1)]]), clock,
+                         [_topology_md(10, 3, "md-0-gen1")], holds={TOPOLOGY_REF: hold}, topology_reads=reads)
+    with pytest.raises(WaitFailed) as err:
+        finish(waiter)
+    assert err.value.reason == ws.DRIFT
+    assert "no longer holds its topology change class=big-worker (now default-worker)" in str(err.value)

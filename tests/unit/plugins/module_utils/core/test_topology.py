@@ -280,3 +280,113 @@ def test_control_plane_refresh_outcome_holds_the_cluster_variable():
     assert outcome["topology"]["hold"] == {"overrides": {"controlPlaneImage": "img:new"},
                                            "template": {"customImage": "img:new"}}
     assert owner["ref"] == "cluster/default/shop"
+
+
+# --- path (b): a switch to another worker class whose template carries the values ---------------------------------
+
+def _worker(name, template):
+    return {"class": name, "infrastructure": {"templateRef": {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "name": template}}}
+
+
+# workerImage is patched onto default-worker only; big-worker and bigger-worker take their templates' values
+CLASS_B = dict(CLASS, metadata={"name": "quick-start", "namespace": "default"}, spec=dict(CLASS["spec"], workers={
+    "machineDeployments": [_worker("default-worker", "t-default"), _worker("big-worker", "t-big"),
+                           _worker("bigger-worker", "t-bigger")]}))
+
+
+def _template(name, **spec):
+    return {"kind": "DockerMachineTemplate", "metadata": {"name": name}, "spec": {"template": {"spec": spec}}}
+
+
+def test_templates_needed_only_when_path_a_does_not_cover_an_md():
+    # customImage maps to workerImage: path (a), no template read
+    assert topology.templates_needed(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                     {"customImage": "img:2"}) == {}
+    # a field no variable maps: every worker class's template (its own: once switched, it holds the change)
+    needed = topology.templates_needed(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1})
+    assert sorted(needed) == ["big-worker", "bigger-worker", "default-worker"] and needed["big-worker"]["name"] == "t-big"
+    # a control plane has no class to switch
+    assert topology.templates_needed(CLASS_B, _cluster(), _kcp(), KCP_REF, "DockerMachineTemplate", {"extra": 1},
+                                     kind="KubeadmControlPlane") == {}
+
+
+def test_change_for_takes_path_a_when_a_variable_maps_every_field():
+    change = topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                 {"customImage": "img:2"}, worker_templates={})
+    assert change["path"] == "variable override" and change["values"] == {"workerImage": "img:2"}
+    assert change["worker_class"] is None
+
+
+def test_change_for_switches_to_the_worker_class_whose_template_carries_the_values():
+    templates = {"big-worker": _template("t-big", extra=1, customImage="img:1"),
+                 "bigger-worker": _template("t-bigger", extra=2)}
+    change = topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1},
+                                 worker_templates=templates)
+    assert change["path"] == "worker class switch" and change["worker_class"] == "big-worker" and change["values"] == {}
+    assert "worker class big-worker's DockerMachineTemplate t-big has extra=1" in change["why"]
+    owner = topology.plan_overrides(_cluster(), _md("md-0"), MD_REF, change["values"], worker_class="big-worker")
+    written = objs.apply_json_patch(_cluster(), owner["patch"])
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] == "big-worker"
+    assert written["spec"]["topology"]["workers"]["machineDeployments"][1]["class"] == "default-worker"
+    assert owner["message"] == ("cluster/default/shop spec.topology.workers.machineDeployments[md-0].class: "
+                                "class=big-worker (was default-worker)")
+    # the class it was is tested: someone switching it meanwhile fails the write
+    moved = _cluster()
+    moved["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] = "bigger-worker"
+    with pytest.raises(objs.TestFailed):
+        objs.apply_json_patch(moved, owner["patch"])
+    assert topology.plan_overrides(written, _md("md-0"), MD_REF, {}, worker_class="big-worker") is None
+    # held: the class is part of the change a wait holds it to
+    assert topology.hold_of(change, {"extra": 1}) == {"overrides": {}, "template": {"extra": 1}, "class": "big-worker"}
+    assert topology.overrides_lacking(written, _md("md-0"), "MachineDeployment", MD_REF, {}, "big-worker") == []
+    assert topology.overrides_lacking(_cluster(), _md("md-0"), "MachineDeployment", MD_REF, {}, "big-worker") == \
+        [("class", "big-worker", "default-worker")]
+
+
+def test_change_for_names_every_other_fitting_class_and_takes_the_first_by_name():
+    templates = {"bigger-worker": _template("t-bigger", extra=1), "big-worker": _template("t-big", extra=1)}
+    change = topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1},
+                                 worker_templates=templates)
+    assert change["worker_class"] == "big-worker" and "bigger-worker would fit too" in change["why"]
+
+
+def test_change_for_refuses_naming_each_class_and_why_it_does_not_fit():
+    patched = copy.deepcopy(CLASS_B)
+    # workerImage is patched onto big-worker too: its template's customImage would not be the one generated
+    patched["spec"]["patches"][0]["definitions"][0]["selector"]["matchResources"]["machineDeploymentClass"]["names"].append(
+        "big-worker")
+    templates = {"big-worker": _template("t-big", customImage="img:2", extra=1), "bigger-worker": None}
+    with pytest.raises(RolloutError) as err:
+        topology.change_for(patched, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1},
+                            worker_templates={"big-worker": _template("t-big", extra=2), "bigger-worker": None})
+    assert err.value.reason == "topology_no_variable" and err.value.ref == MD_REF
+    assert "big-worker: its template has extra=2" in err.value.msg and "bigger-worker: its template does not exist" in err.value.msg
+    assert "nothing was changed" in err.value.msg and "worker class" in err.value.hint
+    with pytest.raises(RolloutError) as err:
+        topology.change_for(patched, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                            {"customImage": "img:2", "extra": 1}, worker_templates=templates)
+    assert "big-worker: a class variable is patched onto /spec/template/spec/customImage" in err.value.msg
+    other_kind = dict(_template("t-big", extra=1), kind="AWSMachineTemplate")
+    with pytest.raises(RolloutError) as err:
+        topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1},
+                            worker_templates={"big-worker": other_kind})
+    assert "its template is a AWSMachineTemplate, not a DockerMachineTemplate" in err.value.msg
+    # positive control: the same class fits without the patch onto it
+    assert topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                               {"customImage": "img:2", "extra": 1}, worker_templates=templates)["worker_class"] == "big-worker"
+
+
+def test_refresh_outcome_plans_a_class_switch_with_its_hold():
+    outcome, owner = topology.refresh_outcome(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                              {"extra": 1}, worker_templates={"big-worker": _template("t-big", extra=1)})
+    assert outcome["ok"] and outcome["topology"]["path"] == "worker class switch"
+    assert outcome["topology"]["hold"]["class"] == "big-worker" and owner["ref"] == "cluster/default/shop"
+    written = objs.apply_json_patch(_cluster(), owner["patch"])
+    # a re-run: its own class now fits, before any other that would fit too
+    templates = {"big-worker": _template("t-big", extra=1), "a-worker": _template("t-a", extra=1),
+                 "default-worker": _template("t-default")}
+    held, none = topology.refresh_outcome(CLASS_B, written, _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                          {"extra": 1}, worker_templates=templates)
+    assert none is None and held["topology"]["held"] and held["topology"]["change"] == \
+        "cluster/default/shop holds class=big-worker already"

@@ -608,3 +608,29 @@ def test_topology_control_plane_without_a_recorded_change_is_refused_as_every_co
         undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)))
     assert err.value.reason == "control_plane_undo" and "only the topology change capi_rollout_restart recorded" in err.value.msg
     assert "roll the control plane forward" in err.value.hint
+def test_topology_undo_of_a_worker_class_switch_switches_the_class_back():
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_restart import TOPOLOGY, _topology_md
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS_B, _template
+    md = _topology_md()
+    cluster = objs.cluster(topology=TOPOLOGY)
+    switch = restart.plan_topology_switch(md, objs.NOW, {"extra": 1}, CLASS_B, observed=Observed(cluster=cluster),
+                                          recording=Recording(rollout_id="hw-b"),
+                                          worker_templates={"big-worker": _template("t-big", extra=1)})
+    assert switch["hold"] == {"overrides": {}, "template": {"extra": 1}, "class": "big-worker"}
+    assert "worker class big-worker" in switch["message"]
+    md, cluster = objs.apply_json_patch(md, switch["patch"]), objs.apply_json_patch(cluster, switch["owner"]["patch"])
+    assert cluster["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] == "big-worker"
+    plan = undo.plan_undo(md, objs.NOW, observed=Observed(cluster=cluster), recording=Recording(rollout_id="hw-b-undo"),
+                          undo_rollout_id="hw-b")
+    assert plan["changed"] is True and plan["hold"]["class"] == "default-worker" and plan["hold"]["not_on"]
+    reverted = objs.apply_json_patch(cluster, plan["owner"]["patch"])
+    assert reverted["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] == "default-worker"
+    record = json.loads(objs.apply_json_patch(md, plan["patch"])["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
+    assert record[-1]["topology_class"] == ["big-worker", "default-worker"]
+    assert undo.plan_undo(md, objs.NOW, observed=Observed(cluster=reverted), undo_rollout_id="hw-b")["changed"] is False
+    # someone switched it to yet another class since: left alone
+    other = copy.deepcopy(cluster)
+    other["spec"]["topology"]["workers"]["machineDeployments"][0]["class"] = "bigger-worker"
+    with pytest.raises(RolloutError) as err:
+        undo.plan_undo(md, objs.NOW, observed=Observed(cluster=other), undo_rollout_id="hw-b")
+    assert err.value.reason == "changed_since_rollout" and "class=bigger-worker (not big-worker)" in err.value.msg

@@ -22,6 +22,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -218,6 +219,36 @@ def _pool(config):
     return kc.pool_manager(config)
 
 
+# What Go's encoding/json (encode.go ``(*encodeState).string``, Go 1.19, with escapeHTML as json.Marshal and
+# json.NewEncoder set it) writes otherwise than json.dumps(ensure_ascii=False): it escapes <, > and & (HTML) and
+# U+2028 / U+2029, spells backspace and form feed \u0008 / \u000c (Go 1.22 and newer write \b / \f), and writes
+# every other non-ASCII character as UTF-8. A lone surrogate (no UTF-8) stays escaped, as json.dumps escaped it.
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+               "\\b": "\\u0008", "\\f": "\\u000c"}
+# A doubled backslash is matched (and kept) as a whole, so that the "b" of an escaped backslash followed by a "b"
+# is never read as \b. Outside strings, JSON has none of these characters.
+_GO_DIFFERENCES = re.compile(r'\\[\\bf]|[<>&\u2028\u2029\ud800-\udfff]')
+
+
+def go_json(body):
+    """``body`` as JSON bytes spelled as the API server spells the stored object.
+
+    kube-apiserver applies a JSON patch with evanphx/json-patch v4 (v4.9.0 in Kubernetes 1.20; v4.12.0 later, as
+    gopkg.in/evanphx/json-patch.v4), whose ``test`` of a string compares the compacted bytes of the patch's value with
+    those of the object, which encoding/json wrote (patch.go ``lazyNode.equal``: ``bytes.Equal(n.compact(),
+    o.compact())``, at tags v4.9.0 and v4.12.0). A string that json.dumps spells otherwise (``<``, ``>``, ``&``,
+    non-ASCII) would fail its test although its value is the same."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return _GO_DIFFERENCES.sub(_go_escape, text).encode("utf-8")
+
+
+def _go_escape(match):
+    found = match.group(0)
+    if len(found) == 1 and "\ud800" <= found <= "\udfff":
+        return f"\\u{ord(found):04x}"
+    return _GO_ESCAPES.get(found, found)
+
+
 class Response(object):
     """Status, headers and either the parsed JSON body (``data``) or the open stream (``raw``)."""
 
@@ -286,7 +317,7 @@ class Connection(object):
         """
         payload = None
         if body is not None:
-            payload = json.dumps(body).encode("utf-8")
+            payload = go_json(body)
             content_type = content_type or "application/json"
         connect, read = timeout or (10.0, 60.0)
         ends = None if total is None else time.monotonic() + total

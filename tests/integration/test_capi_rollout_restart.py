@@ -6,13 +6,15 @@ import json
 import pytest
 
 from capisim.audit import shape
-from playbook import faked_clock, patch_value
+from playbook import faked_clock, patch_value, run_modules
 
 pytestmark = pytest.mark.needs_controller
 
 REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 # a restart of one object: discovery, the list, its Cluster, the patch (docs/performance.md: 4)
 RESTART_REQUESTS = [("get", "/apis"), ("list", "machinedeployments"), ("get", "clusters"), ("patch", "machinedeployments")]
+# a restart now also lists the MachineSets its trigger must be later than (core.restart.effective_from): 5
+RESTART_NOW_REQUESTS = RESTART_REQUESTS[:3] + [("list", "machinesets")] + RESTART_REQUESTS[3:]
 
 
 def in_place_check(capi):
@@ -52,9 +54,11 @@ def test_restart_and_wait_creates_exactly_one_new_machineset(capi):
     assert not [w for w in res.get("warnings") or [] if "13182" in w]
 
     requests = shape(capi.requests(mark))
-    machine_set_lists = [r for r in requests if r == ("list", "machinesets")]
-    # discovery, the MachineDeployment, its Cluster, the patch, exactly one watch: no polling (docs/performance.md)
-    assert [r for r in requests if r not in machine_set_lists] == RESTART_REQUESTS + [("watch", "machinedeployments")], requests
+    written = requests.index(("patch", "machinedeployments")) + 1
+    assert requests[:written] == RESTART_NOW_REQUESTS, requests
+    machine_set_lists = [r for r in requests[written:] if r == ("list", "machinesets")]
+    # then exactly one watch: no polling (docs/performance.md)
+    assert [r for r in requests[written:] if r not in machine_set_lists] == [("watch", "machinedeployments")], requests
     # MachineSets decide completion: listed before the controller acts, once the new one shows, at the end
     assert 1 <= len(machine_set_lists) <= 4, requests
     assert res["progress"] and "successfully rolled out" in res["progress"][-1]
@@ -67,7 +71,8 @@ def test_restart_control_plane_within_request_budget(capi):
     assert not res.failed, res.get("msg")
     assert res["objects"][0]["action"] == "restarted"
     requests = capi.requests(mark)
-    assert shape(requests) == [("get", "/apis"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
+    # its Machines: the trigger must be later than their creation (core.restart.effective_from)
+    assert shape(requests) == [("get", "/apis"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"), ("list", "machines"),
                                ("patch", "kubeadmcontrolplanes")], shape(requests)
     assert len(capi.writes(mark)) == 1
 
@@ -138,7 +143,7 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     assert len(lists) == 1, [e["requestURI"] for e in lists]
     # the MachineSets that decide completion: one list serves every event it is newer than
     machine_set_lists = [e for e in requests if e["verb"] == "list" and "/machinesets" in e["requestURI"]]
-    assert 1 <= len(machine_set_lists) <= 3 * 3, len(machine_set_lists)
+    assert 1 <= len(machine_set_lists) <= 1 + 3 * 3, len(machine_set_lists)  # the restart's own, then the wait's
     # one list, one Cluster list and one watch for the three objects of the namespace; one patch each
     others = [r for r in shape(requests) if r != ("list", "machinesets")]
     assert others == RESTART_REQUESTS[:3] + [("patch", "machinedeployments")] * 3 + [("watch", "machinedeployments")], others
@@ -395,3 +400,45 @@ def test_switches_with_a_template_make_each_template_and_switch_in_one_call(capi
     assert not again.failed, again.get("msg")
     assert again["changed"] is False and [c["created"] for c in again["clones"]] == [False, False]
     assert not capi.writes(mark) and not capi.dry_runs(mark)
+
+
+def test_a_restart_right_after_a_machine_set_was_created_replaces_its_machines(capi):
+    """A restart now in the seconds after the MachineSet with the current template was created (here by a template
+    switch, the task before in one playbook): CAPI keeps a MachineSet created at or after the trigger as the new one
+    (FindNewMachineSet / FindNewAndOldMachineSets, cluster-api v1.10.10 and v1.12.3
+    internal/controllers/machinedeployment/mdutil/util.go, v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go),
+    so a trigger one second before the server's second replaced nothing, yet was reported as restarted. The restart
+    waits until its trigger is later than that MachineSet: another MachineSet replaces the switched one's Machines."""
+    namespace, name = "team-now", "wn-md-0"
+    label = f"cluster.x-k8s.io/deployment-name={name}"
+    capi.add_workload("wn", namespace, "v1.30.4", ["md-0"])
+    capi.wait_for("wn-md-0's Machine", lambda: capi.machines(label, namespace), 120)
+    revision = int(capi.get("MachineDeployment", name, namespace)["metadata"]["annotations"][REVISION])
+    template = capi.copy_template(name, "-v2", namespace=namespace)
+    switch, restart = run_modules(capi.fleet.inventory, capi.host, [
+        ("capi_rollout_restart", {"namespace": namespace, "name": name, "infrastructure_ref": {"name": template}}, False),
+        ("capi_rollout_restart", {"namespace": namespace, "name": name, "wait": True, "wait_timeout": 300,
+                                  "stall_timeout": 120}, False)])
+    assert not switch.failed and not restart.failed, (switch.get("msg"), restart.get("msg"))
+    (entry,) = restart["objects"]
+    assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True, entry
+    # the switch made one revision, the restart another: its trigger did not keep the switch's MachineSet
+    md = capi.get("MachineDeployment", name, namespace)
+    assert int(md["metadata"]["annotations"][REVISION]) == revision + 2, md["metadata"]["annotations"]
+
+    def replaced():
+        """The MD's Machines once all belong to the restart's MachineSet (the old ones are deleted after the rollout)."""
+        sets = capi.machine_sets(name, namespace)
+        machines = capi.machines(label, namespace)
+        owners = {owner["name"] for machine in machines.values() for owner in machine["metadata"]["ownerReferences"]}
+        if owners and all(sets.get(owner, {}).get("metadata", {}).get("annotations", {}).get(REVISION) == str(revision + 2)
+                          for owner in owners):
+            return sets[owners.pop()], machines
+        return None
+
+    # proved from the Machines: each belongs to the restart's MachineSet, made from the switched template after the
+    # trigger (in a later second: upstream #13182)
+    restarted, machines = capi.wait_for("the Machines of the restart's MachineSet alone", replaced, 120)
+    assert len(machines) == 1
+    assert restarted["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template
+    assert restarted["metadata"]["creationTimestamp"] > entry["rollout_after"]

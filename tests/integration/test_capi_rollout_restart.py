@@ -2,11 +2,15 @@
 
 import datetime
 import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
 from capisim.audit import shape
-from playbook import faked_clock, patch_value, run_modules
+from playbook import faked_clock, patch_value
 
 pytestmark = pytest.mark.needs_controller
 
@@ -402,27 +406,48 @@ def test_switches_with_a_template_make_each_template_and_switch_in_one_call(capi
     assert not capi.writes(mark) and not capi.dry_runs(mark)
 
 
+def _module_waiting_for_args(module):
+    """``module`` in a process of its own, as Ansible runs it (arguments on stdin), once it has imported everything:
+    the arguments sent then are acted on within a fraction of a second. An ansible-playbook task takes a second or
+    more to get there under load, longer than the 2 s after a MachineSet's creation the defect needs."""
+    code = ("import sys; from ansible_collections.capi.rollout.plugins.modules import " + module + " as m; "
+            "print('ready', flush=True); m.main()")
+    build = pathlib.Path(__file__).resolve().parents[2] / ".build"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(build)))
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    return proc
+
+
 def test_a_restart_right_after_a_machine_set_was_created_replaces_its_machines(capi):
-    """A restart now in the seconds after the MachineSet with the current template was created (here by a template
-    switch, the task before in one playbook): CAPI keeps a MachineSet created at or after the trigger as the new one
-    (FindNewMachineSet / FindNewAndOldMachineSets, cluster-api v1.10.10 and v1.12.3
-    internal/controllers/machinedeployment/mdutil/util.go, v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go),
-    so a trigger one second before the server's second replaced nothing, yet was reported as restarted. The restart
-    waits until its trigger is later than that MachineSet: another MachineSet replaces the switched one's Machines."""
+    """A restart now within a second of the creation of the MachineSet with the current template (here: right after
+    a template switch): CAPI keeps a MachineSet created at or after the trigger as the new one (FindNewMachineSet /
+    FindNewAndOldMachineSets, cluster-api v1.10.10 and v1.12.3 internal/controllers/machinedeployment/mdutil/util.go,
+    v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go), so a trigger one second before the server's second
+    replaced nothing, yet was reported as restarted. The restart waits until its trigger is later than that
+    MachineSet: another MachineSet replaces the switched one's Machines."""
     namespace, name = "team-now", "wn-md-0"
     label = f"cluster.x-k8s.io/deployment-name={name}"
     capi.add_workload("wn", namespace, "v1.30.4", ["md-0"])
     capi.wait_for("wn-md-0's Machine", lambda: capi.machines(label, namespace), 120)
     revision = int(capi.get("MachineDeployment", name, namespace)["metadata"]["annotations"][REVISION])
     template = capi.copy_template(name, "-v2", namespace=namespace)
-    switch, restart = run_modules(capi.fleet.inventory, capi.host, [
-        ("capi_rollout_restart", {"namespace": namespace, "name": name, "infrastructure_ref": {"name": template}}, False),
-        ("capi_rollout_restart", {"namespace": namespace, "name": name, "wait": True, "wait_timeout": 300,
-                                  "stall_timeout": 120}, False)])
-    assert not switch.failed and not restart.failed, (switch.get("msg"), restart.get("msg"))
-    (entry,) = restart["objects"]
+    restart = _module_waiting_for_args("capi_rollout_restart")
+    # the switch, as a colleague's edit a moment before; its MachineSet is created within a fraction of a second
+    capi.admin.patch_merge(capi.path("MachineDeployment", namespace, name),
+                           {"spec": {"template": {"spec": {"infrastructureRef": {"name": template}}}}})
+    (switched,) = capi.wait_for("the switched MachineSet", lambda: [
+        ms for ms in capi.machine_sets(name, namespace).values()
+        if ms["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template], 60, 0.02)
+    args = {"kubeconfig": str(capi.mgmt.kubeconfig("rollout-operator")), "namespace": namespace, "name": name,
+            "wait": True, "wait_timeout": 300, "stall_timeout": 120}
+    out, err = restart.communicate(json.dumps({"ANSIBLE_MODULE_ARGS": args}), timeout=400)
+    res = json.loads(out)
+    assert not res.get("failed"), (res.get("msg"), err)
+    (entry,) = res["objects"]
     assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True, entry
-    # the switch made one revision, the restart another: its trigger did not keep the switch's MachineSet
+    assert entry["rollout_after"] > switched["metadata"]["creationTimestamp"], (entry, switched["metadata"])
+    # the switch made one revision, the restart another: its trigger did not keep the switched MachineSet
     md = capi.get("MachineDeployment", name, namespace)
     assert int(md["metadata"]["annotations"][REVISION]) == revision + 2, md["metadata"]["annotations"]
 
@@ -439,6 +464,7 @@ def test_a_restart_right_after_a_machine_set_was_created_replaces_its_machines(c
     # proved from the Machines: each belongs to the restart's MachineSet, made from the switched template after the
     # trigger (in a later second: upstream #13182)
     restarted, machines = capi.wait_for("the Machines of the restart's MachineSet alone", replaced, 120)
-    assert len(machines) == 1
+    assert len(machines) == 1 and switched["metadata"]["name"] not in {
+        owner["name"] for machine in machines.values() for owner in machine["metadata"]["ownerReferences"]}
     assert restarted["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template
     assert restarted["metadata"]["creationTimestamp"] > entry["rollout_after"]

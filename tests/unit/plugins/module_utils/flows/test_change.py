@@ -18,7 +18,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.flows import args, ch
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Clock, Exit, ModuleStandIn
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 MDS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
@@ -127,21 +127,6 @@ def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_
     again = run(FakeModule(name="md-0", rollout_id="x"))
     assert not again.failed and again.result["changed"] is False, again.result
     assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent] == ["apis", "machinedeployments", "c1"]
-
-
-class Clock(object):
-    """Monotonic seconds, moved only by the flow's pauses (recorded)."""
-
-    def __init__(self):
-        self.t = 1000.0
-        self.sleeps = []
-
-    def __call__(self):
-        return self.t
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.t += seconds
 
 
 @pytest.mark.parametrize("created, sleeps, action", [

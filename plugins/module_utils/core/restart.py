@@ -389,8 +389,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
     ``rollout_after`` (value after the patch), ``in_place`` (for a switch where in-place updates are possible:
-    "replace" or "allow", else None), ``trigger_now`` (the patch writes the trigger of a restart now, which
-    replaces every Machine once the server's clock is at effective_from), ``revision_before`` (MD revision annotation),
+    "replace" or "allow", else None), ``trigger_now`` (the plan is of the trigger of a restart now, written or
+    already there, which replaces every Machine only once the server's clock is at effective_from), ``revision_before`` (MD revision annotation),
     ``history_revision`` (revision recorded, None when nothing is recorded) and
     ``required_templates`` (the template a switch needs, for an existence check).
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
@@ -430,6 +430,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     if new_infra_ref is not None and (possible() if callable(possible) else possible):
         extra["in_place"] = in_place
     triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
+    extra["trigger_now"] = triggers and means_now(after)
     field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
         else (None, None, "")
     if triggers and field is None:
@@ -452,7 +453,6 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
                                             recording, observed, owner, extra["in_place"])
     if triggers:
         extra["rollout_after"] = timeutil.format_time(target_after)
-        extra["trigger_now"] = means_now(after)
     plan = plans.new_plan(obj, read.kind, read.version, action, changes=changes,
                           message=_message(new_infra_ref, action, target_after, field or read.after_path) + note,
                           warnings=warnings,

@@ -214,14 +214,15 @@ def planner(run, selected, clusters, now, actor):
         return read["sets"], read.get("machines")
 
     def plan(obj):
-        """The plan of ``obj``; a write plans again with what it must know (core.restart): the trigger of a restart
-        now with the MachineSets / Machines it must replace, after waiting until it is later than their creation
+        """The plan of ``obj``, planned again with what it must know (core.restart): the trigger of a restart now
+        with the MachineSets / Machines it must replace, after waiting until it is later than their creation
         (_settle); a write that records a change with the MachineSets and Machines, so it keeps the Machine counts of
-        the revision it leaves. A re-run that plans nothing reads nothing more."""
+        the revision it leaves. A re-run whose rollout_id was applied reads nothing more."""
         nonlocal now
         planned = plan_with(obj, machine_sets, machines)
-        counts = recording.enabled and hist.counts_wanted(obj)
-        if not planned["changed"] or not (counts or planned.get("trigger_now")):
+        # a trigger of now already there (written in this second) may still be one that replaces nothing
+        counts = planned["changed"] and recording.enabled and hist.counts_wanted(obj)
+        if not (counts or planned.get("trigger_now")):
             return planned
         read_sets, read_machines = reads(counts)
         if planned.get("trigger_now"):

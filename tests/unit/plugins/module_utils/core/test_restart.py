@@ -512,9 +512,14 @@ def test_a_restart_now_of_control_plane_machines_created_in_its_second_writes_no
     assert restart.plan_restart(kcp, _at(1), observed=Observed(machines=[fresh]))["action"] == "restarted"
 
 
-def test_only_a_written_trigger_of_a_restart_now_asks_to_be_settled():
+def test_only_a_trigger_of_a_restart_now_asks_to_be_settled():
     md = objs.machine_deployment()
     assert restart.plan_restart(md, objs.NOW)["trigger_now"] is True
+    # already written in this second (another restart a moment before): unchanged, yet it may replace nothing
+    same = objs.set_rollout_after(copy.deepcopy(md), timeutil.format_time(restart.trigger_for_now(objs.NOW)))
+    assert (restart.plan_restart(same, objs.NOW)["action"], restart.plan_restart(same, objs.NOW)["trigger_now"]) == \
+        ("unchanged", True)
+    assert restart.plan_restart(same, objs.NOW, recording=Recording(rollout_id="r1"))["trigger_now"] is True
     assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER)["trigger_now"] is False
     assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_LATER)["trigger_now"] is False
     # a switch alone triggers the rollout by its new template

@@ -129,17 +129,19 @@ def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_
     assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent] == ["apis", "machinedeployments", "c1"]
 
 
-@pytest.mark.parametrize("created, sleeps, action", [
-    ("2026-03-01T11:59:58Z", [], "restarted"),  # its trigger 11:59:59 is after it already
-    ("2026-03-01T12:00:00Z", [2.0], "restarted"),  # created in the server's second: wait 2 s, trigger 12:00:01
-    ("2026-03-01T12:00:30Z", [3], "unchanged"),  # a creation time ahead of the server's clock: bounded, nothing written
+@pytest.mark.parametrize("created, sleeps, action, written", [
+    ("2026-03-01T11:59:58Z", [], "restarted", None),  # its trigger 11:59:59 is after it already
+    ("2026-03-01T12:00:00Z", [2.0], "restarted", None),  # created in the server's second: wait 2 s, trigger 12:00:01
+    # the trigger of now is there already (another restart in this second), and made this MachineSet: the same
+    ("2026-03-01T12:00:00Z", [2.0], "restarted", "2026-03-01T11:59:59Z"),
+    ("2026-03-01T12:00:30Z", [3], "unchanged", None),  # a creation ahead of the server's clock: bounded, nothing written
 ])
 def test_a_restart_now_waits_by_the_server_clock_until_its_trigger_replaces_the_newest_machine_set(
-        conn, monkeypatch, created, sleeps, action):
+        conn, monkeypatch, created, sleeps, action, written):
     clock = Clock()
     monkeypatch.setattr(flow_run, "Api", lambda connection, dry_run=False: Api(connection, dry_run=dry_run, clock=clock,
                                                                                sleep=clock.sleep))
-    md = objs.machine_deployment()
+    md = objs.set_rollout_after(objs.machine_deployment(), written) if written else objs.machine_deployment()
     date = {"Date": "Sun, 01 Mar 2026 12:00:00 GMT"}  # objs.NOW, the API server's clock; the host's is not used
     conn.add("GET", MDS, body=md_list(md), headers=date)
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster(), headers=date)
@@ -152,7 +154,7 @@ def test_a_restart_now_waits_by_the_server_clock_until_its_trigger_replaces_the_
     assert (clock.sleeps, entry["action"]) == (sleeps, action)
     patches = [s["body"] for s in conn.sent if s["method"] == "PATCH"]
     if action == "restarted":
-        (trigger,) = [op["value"] for op in patches[0] if op["op"] == "add" and op["path"] == "/spec/rollout/after"]
+        (trigger,) = [op["value"] for op in patches[0] if op["op"] in ("add", "replace") and op["path"] == "/spec/rollout/after"]
         assert trigger > created  # RFC 3339 UTC seconds sort as times
     else:
         assert patches == [] and out.result["changed"] is False

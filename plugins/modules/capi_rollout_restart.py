@@ -63,6 +63,11 @@ options:
         Ansible host's clock. V(now) writes one whole second before the server's current second, so that the new
         MachineSet is always created after it (Cluster API v1.10.0-v1.12.3 never finish a rollout whose MachineSet
         was created in the trigger's second, upstream bug kubernetes-sigs/cluster-api#13182).
+      - Cluster API keeps a MachineSet (or control plane Machine) created at or after the trigger, so V(now) first
+        lists the MachineSets (MachineDeployments) or control plane Machines (KubeadmControlPlanes) of the namespace,
+        once per task and only when it writes, and when the newest one the object owns was created less than 2 s
+        before, waits (by the server's clock, at most 3 s, in check mode too) until the trigger is later than it. A
+        trigger that would still replace nothing is not written and the task reports V(unchanged) with a warning.
       - An RFC 3339 time, for example V(2026-03-01T22:00:00Z) or V(2026-03-01T23:00:00+01:00), schedules the
         rollout; Cluster API starts it at its first reconcile after that time (the next event or its periodic resync,
         up to 10 minutes later by default).

@@ -2,6 +2,10 @@
 
 import datetime
 import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +17,8 @@ pytestmark = pytest.mark.needs_controller
 REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 # a restart of one object: discovery, the list, its Cluster, the patch (docs/performance.md: 4)
 RESTART_REQUESTS = [("get", "/apis"), ("list", "machinedeployments"), ("get", "clusters"), ("patch", "machinedeployments")]
+# a restart now also lists the MachineSets its trigger must be later than (core.restart.effective_from): 5
+RESTART_NOW_REQUESTS = RESTART_REQUESTS[:3] + [("list", "machinesets")] + RESTART_REQUESTS[3:]
 
 
 def in_place_check(capi):
@@ -52,9 +58,11 @@ def test_restart_and_wait_creates_exactly_one_new_machineset(capi):
     assert not [w for w in res.get("warnings") or [] if "13182" in w]
 
     requests = shape(capi.requests(mark))
-    machine_set_lists = [r for r in requests if r == ("list", "machinesets")]
-    # discovery, the MachineDeployment, its Cluster, the patch, exactly one watch: no polling (docs/performance.md)
-    assert [r for r in requests if r not in machine_set_lists] == RESTART_REQUESTS + [("watch", "machinedeployments")], requests
+    written = requests.index(("patch", "machinedeployments")) + 1
+    assert requests[:written] == RESTART_NOW_REQUESTS, requests
+    machine_set_lists = [r for r in requests[written:] if r == ("list", "machinesets")]
+    # then exactly one watch: no polling (docs/performance.md)
+    assert [r for r in requests[written:] if r not in machine_set_lists] == [("watch", "machinedeployments")], requests
     # MachineSets decide completion: listed before the controller acts, once the new one shows, at the end
     assert 1 <= len(machine_set_lists) <= 4, requests
     assert res["progress"] and "successfully rolled out" in res["progress"][-1]
@@ -67,7 +75,8 @@ def test_restart_control_plane_within_request_budget(capi):
     assert not res.failed, res.get("msg")
     assert res["objects"][0]["action"] == "restarted"
     requests = capi.requests(mark)
-    assert shape(requests) == [("get", "/apis"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
+    # its Machines: the trigger must be later than their creation (core.restart.effective_from)
+    assert shape(requests) == [("get", "/apis"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"), ("list", "machines"),
                                ("patch", "kubeadmcontrolplanes")], shape(requests)
     assert len(capi.writes(mark)) == 1
 
@@ -138,7 +147,7 @@ def test_rollout_id_and_many_objects_in_one_call(capi):
     assert len(lists) == 1, [e["requestURI"] for e in lists]
     # the MachineSets that decide completion: one list serves every event it is newer than
     machine_set_lists = [e for e in requests if e["verb"] == "list" and "/machinesets" in e["requestURI"]]
-    assert 1 <= len(machine_set_lists) <= 3 * 3, len(machine_set_lists)
+    assert 1 <= len(machine_set_lists) <= 1 + 3 * 3, len(machine_set_lists)  # the restart's own, then the wait's
     # one list, one Cluster list and one watch for the three objects of the namespace; one patch each
     others = [r for r in shape(requests) if r != ("list", "machinesets")]
     assert others == RESTART_REQUESTS[:3] + [("patch", "machinedeployments")] * 3 + [("watch", "machinedeployments")], others
@@ -395,3 +404,105 @@ def test_switches_with_a_template_make_each_template_and_switch_in_one_call(capi
     assert not again.failed, again.get("msg")
     assert again["changed"] is False and [c["created"] for c in again["clones"]] == [False, False]
     assert not capi.writes(mark) and not capi.dry_runs(mark)
+
+
+def _module_waiting_for_args(module):
+    """``module`` in a process of its own, as Ansible runs it (arguments on stdin), once it has imported everything:
+    the arguments sent then are acted on within a fraction of a second. An ansible-playbook task takes a second or
+    more to get there under load, longer than the 2 s after a MachineSet's creation the defect needs."""
+    code = ("import sys; from ansible_collections.capi.rollout.plugins.modules import " + module + " as m; "
+            "print('ready', flush=True); m.main()")
+    build = pathlib.Path(__file__).resolve().parents[2] / ".build"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(build)))
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    return proc
+
+
+def test_a_restart_right_after_a_machine_set_was_created_replaces_its_machines(capi):
+    """A restart now within a second of the creation of the MachineSet with the current template (here: right after
+    a template switch): CAPI keeps a MachineSet created at or after the trigger as the new one (FindNewMachineSet /
+    FindNewAndOldMachineSets, cluster-api v1.10.10 and v1.12.3 internal/controllers/machinedeployment/mdutil/util.go,
+    v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go), so a trigger one second before the server's second
+    replaced nothing, yet was reported as restarted. The restart waits until its trigger is later than that
+    MachineSet: another MachineSet replaces the switched one's Machines."""
+    namespace, name = "team-now", "wn-md-0"
+    label = f"cluster.x-k8s.io/deployment-name={name}"
+    capi.add_workload("wn", namespace, "v1.30.4", ["md-0"])
+    capi.wait_for("wn-md-0's Machine", lambda: capi.machines(label, namespace), 120)
+    revision = int(capi.get("MachineDeployment", name, namespace)["metadata"]["annotations"][REVISION])
+    template = capi.copy_template(name, "-v2", namespace=namespace)
+    restart = _module_waiting_for_args("capi_rollout_restart")
+    # the switch, as a colleague's edit a moment before; its MachineSet is created within a fraction of a second
+    capi.admin.patch_merge(capi.path("MachineDeployment", namespace, name),
+                           {"spec": {"template": {"spec": {"infrastructureRef": {"name": template}}}}})
+    (switched,) = capi.wait_for("the switched MachineSet", lambda: [
+        ms for ms in capi.machine_sets(name, namespace).values()
+        if ms["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template], 60, 0.02)
+    args = {"kubeconfig": str(capi.mgmt.kubeconfig("rollout-operator")), "namespace": namespace, "name": name,
+            "wait": True, "wait_timeout": 300, "stall_timeout": 120}
+    out, err = restart.communicate(json.dumps({"ANSIBLE_MODULE_ARGS": args}), timeout=400)
+    res = json.loads(out)
+    assert not res.get("failed"), (res.get("msg"), err)
+    (entry,) = res["objects"]
+    assert entry["action"] == "restarted" and entry["status"]["rollout"]["complete"] is True, entry
+    assert entry["rollout_after"] > switched["metadata"]["creationTimestamp"], (entry, switched["metadata"])
+
+    def replaced():
+        """The MD's Machines once all belong to the restart's MachineSet, of the revision after the switch's (its
+        trigger did not keep the switched MachineSet); the old ones are deleted after the rollout. (The MD's own
+        revision annotation may still lag when the wait ends.)"""
+        sets = capi.machine_sets(name, namespace)
+        machines = capi.machines(label, namespace)
+        owners = {owner["name"] for machine in machines.values() for owner in machine["metadata"]["ownerReferences"]}
+        if owners and all(sets.get(owner, {}).get("metadata", {}).get("annotations", {}).get(REVISION) == str(revision + 2)
+                          for owner in owners):
+            return sets[owners.pop()], machines
+        return None
+
+    # proved from the Machines: each belongs to the restart's MachineSet, made from the switched template after the
+    # trigger (in a later second: upstream #13182)
+    restarted, machines = capi.wait_for("the Machines of the restart's MachineSet alone", replaced, 120)
+    assert len(machines) == 1 and switched["metadata"]["name"] not in {
+        owner["name"] for machine in machines.values() for owner in machine["metadata"]["ownerReferences"]}
+    assert restarted["spec"]["template"]["spec"]["infrastructureRef"]["name"] == template
+    assert restarted["metadata"]["creationTimestamp"] > entry["rollout_after"]
+
+
+def test_a_control_plane_restart_right_after_its_machine_was_created_replaces_it(capi):
+    """The same for a KubeadmControlPlane, whose Machines created at or after the trigger are not rolled
+    (ShouldRolloutAfter: ``machine.CreationTimestamp.Before(rolloutAfter)``, cluster-api v1.10.10 and v1.14.0
+    util/collections/machine_filters.go): a restart now right after another one's Machine was created waits until its
+    trigger is later than that Machine, which is then replaced too."""
+    namespace, name = "team-now", "wnc-control-plane"
+    label = f"cluster.x-k8s.io/control-plane-name={name}"
+    capi.add_workload("wnc", namespace, "v1.30.4", [], control_plane=True)
+    restart = _module_waiting_for_args("capi_rollout_restart")
+    # the control plane rolls a Machine with a Node only, created before the trigger (the simulator runs on this
+    # host's clock: the restart below is one second ago, so the Machine must be older than that)
+    (first,) = capi.wait_for("the control plane's Machine with its Node", lambda: [
+        machine_name for machine_name, machine in capi.machines(label, namespace).items()
+        if machine.get("status", {}).get("nodeRef") and _parse(machine["metadata"]["creationTimestamp"])
+        < datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=3)], 120, 0.1)
+    # a restart a moment before (as another tool's), expired at once: the control plane makes a new Machine
+    after = {"rolloutAfter": capi.utc_in(-1)} if capi.version == "v1beta1" else {"rollout": {"after": capi.utc_in(-1)}}
+    capi.admin.patch_merge(capi.path("KubeadmControlPlane", namespace, name), {"spec": after})
+    (fresh,) = capi.wait_for("the new control plane Machine", lambda: [
+        machine for machine_name, machine in capi.machines(label, namespace).items() if machine_name != first], 60, 0.02)
+    args = {"kubeconfig": str(capi.mgmt.kubeconfig("rollout-operator")), "kind": "KubeadmControlPlane",
+            "namespace": namespace, "name": name}
+    out, err = restart.communicate(json.dumps({"ANSIBLE_MODULE_ARGS": args}), timeout=400)
+    res = json.loads(out)
+    assert not res.get("failed"), (res.get("msg"), err)
+    (entry,) = res["objects"]
+    assert entry["action"] == "restarted" and entry["rollout_after"] > fresh["metadata"]["creationTimestamp"], entry
+
+    def replaced():
+        """The control plane's one Machine once it is neither the first nor the fresh one."""
+        machines = capi.machines(label, namespace)
+        return list(machines.values()) if len(machines) == 1 and not {first, fresh["metadata"]["name"]} & set(machines) \
+            else None
+
+    # proved from the Machines: the first one and the fresh one are both replaced by one created after the trigger
+    (last,) = capi.wait_for("one control plane Machine newer than both", replaced, 180)
+    assert last["metadata"]["creationTimestamp"] > entry["rollout_after"]

@@ -41,7 +41,8 @@ SCHEDULED = "scheduled"
 ACTIONS = (RESTARTED, SCHEDULED)
 
 
-def _means_now(after):
+def means_now(after):
+    """True for an ``after`` that asks for a restart now (None or "now")."""
     return after is None or (isinstance(after, str) and after.strip().lower() == "now")
 
 
@@ -57,9 +58,33 @@ def trigger_for_now(now):
     return timeutil.truncate_seconds(now) - datetime.timedelta(seconds=1)
 
 
+def effective_from(obj, machine_sets, machines):
+    """The earliest server time at which trigger_for_now replaces every MachineSet (MachineDeployment) or Machine
+    (KubeadmControlPlane) ``obj`` owns; None when it owns none (or they were not read).
+
+    Every supported release keeps what was created at or after the trigger, at second precision: the MachineSet
+    with the current template as the new one (``ms.CreationTimestamp.Sub(after) >= 0`` in FindNewMachineSet,
+    cluster-api v1.10.10 internal/controllers/machinedeployment/mdutil/util.go, and in FindNewAndOldMachineSets,
+    v1.12.3 there and v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go ``!ms.CreationTimestamp.Before(after)``),
+    an older MachineSet as eligible for in-place updates (``!ms.CreationTimestamp.After(after)`` makes it ineligible,
+    v1.12.3; ``Before`` in v1.14.0), and the Machines of a KubeadmControlPlane (ShouldRolloutAfter:
+    ``machine.CreationTimestamp.Before(rolloutAfter)``, util/collections/machine_filters.go, v1.10.10 and v1.14.0).
+    So the trigger must lie a whole second after the newest creation, and as it is one second before the server's
+    second, the server must be two seconds past it. Objects being deleted need no replacing."""
+    kind = apiversion.rollout_kind(obj.get("kind"))
+    if kind == apiversion.MACHINE_DEPLOYMENT:
+        owned = hist.owned_machine_sets(obj, machine_sets)
+    else:
+        owned = resource_info.owned_machines(obj, kind, machines)
+    created = [timeutil.parse_optional(paths.get_path(item, "metadata.creationTimestamp")) for item in owned
+               if not paths.get_path(item, "metadata.deletionTimestamp")]
+    created = [when for when in created if when is not None]
+    return max(created) + datetime.timedelta(seconds=2) if created else None
+
+
 def is_past(after, now):
     """True for an explicit RFC 3339 ``after`` at or before ``now`` (False for None, "now" and bad input)."""
-    if _means_now(after):
+    if means_now(after):
         return False
     parsed = timeutil.parse_optional(after)
     return parsed is not None and parsed <= timeutil.to_utc(now)
@@ -67,7 +92,7 @@ def is_past(after, now):
 
 def _resolve_after(after, now, ref):
     """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
-    if _means_now(after):
+    if means_now(after):
         return trigger_for_now(now)
     try:
         return timeutil.truncate_seconds(timeutil.parse_time(after))
@@ -247,16 +272,22 @@ def _guards(read, cluster, after, now, force):
     Returns (the trigger time asked for, the message of an unchanged plan when it is already scheduled, else None)."""
     guards.refuse_paused(read.obj, read.kind, read.ref, cluster)
     target_after = _resolve_after(after, now, read.ref)
-    return target_after, _already_scheduled(read.after, target_after, not _means_now(after), now, force, read.after_path,
+    return target_after, _already_scheduled(read.after, target_after, not means_now(after), now, force, read.after_path,
                                             read.ref)
 
 
 def _replaces_nothing(read, after, target_after, now, observed):
-    """The message of an unchanged plan when an explicit past ``after`` would replace no Machine, else None."""
-    if _means_now(after) or target_after > now:
+    """(message, warning) of an unchanged plan when a past trigger (explicit, or the one of a restart now against the
+    MachineSets / Machines read) would replace no Machine, else None."""
+    if target_after > now:
         return None
     why = _rolls_nothing(read.obj, read.kind, read.version, target_after, observed.machine_sets, observed.machines)
-    return f"{read.after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}" if why else None
+    if not why:
+        return None
+    hint = ("re-run the task: a restart now replaces them once the API server's clock is 2 s past their creation"
+            if means_now(after) else "use after=now to roll every Machine")
+    return (f"{read.after_path}={timeutil.format_time(target_after)} would replace no Machine: {why}",
+            f"no rollout: CAPI only replaces Machines created before {read.after_path}; {hint}")
 
 
 def _trigger(read, changes, target_after):
@@ -355,8 +386,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     ``observed`` (core.plan.Observed; default: nothing read): ``api_version`` the object was read through,
     its ``cluster`` (pause check, topology warning); ``machine_sets`` of the namespace so the recorded
     revision also counts their revisions (without them the MD revision annotation and the record are used);
-    ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, an explicit past
-    ``after`` that would replace nothing is planned as unchanged with a warning; ``in_place_possible``: CAPI may
+    ``machines`` of the namespace (KCPs): with them, or with ``machine_sets`` for MDs, a past trigger
+    (an explicit ``after``, or now) that would replace nothing is planned as unchanged with a warning; ``in_place_possible``: CAPI may
     update Machines in place (v1.12+ with an update extension): a bool, or a callable returning one, called only
     when a switch is planned.
     ``in_place``: with ``in_place_possible``, "replace" writes the rollout trigger (now, unless ``after`` says
@@ -373,7 +404,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
 
     Returns a plan (see core.plan.new_plan) with action restarted | scheduled | unchanged plus
     ``rollout_after`` (value after the patch), ``in_place`` (for a switch where in-place updates are possible:
-    "replace" or "allow", else None), ``revision_before`` (MD revision annotation),
+    "replace" or "allow", else None), ``trigger_now`` (the plan is of the trigger of a restart now, written or
+    already there, which replaces every Machine only once the server's clock is at effective_from), ``revision_before`` (MD revision annotation),
     ``history_revision`` (revision recorded, None when nothing is recorded) and
     ``required_templates`` (the template a switch needs, for an existence check).
     Raises RolloutError (nothing planned) on paused objects, pending triggers, bad input and template
@@ -384,7 +416,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     read = _read(obj, observed.api_version)
     now = timeutil.truncate_seconds(now)
     extra = {"rollout_after": read.after_raw, "revision_before": views.revision_of(obj), "history_revision": None,
-             "required_templates": [], "in_place": None}
+             "required_templates": [], "in_place": None, "trigger_now": False}
     recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
     entries, record_warnings = hist.read_record(obj)
 
@@ -406,14 +438,14 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     if new_infra_ref is None:
         replaces_nothing = _replaces_nothing(read, after, target_after, now, observed)
         if replaces_nothing:
-            return unchanged(replaces_nothing, f"no rollout: CAPI only replaces Machines created before {read.after_path}; "
-                                               "use after=now to roll every Machine")
+            return unchanged(*replaces_nothing)
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for, or to force
     # replacement where CAPI could update the Machines in place instead.
     possible = observed.in_place_possible
     if new_infra_ref is not None and (possible() if callable(possible) else possible):
         extra["in_place"] = in_place
     triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
+    extra["trigger_now"] = triggers and means_now(after)
     field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
         else (None, None, "")
     if triggers and field is None:

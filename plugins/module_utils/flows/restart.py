@@ -205,21 +205,37 @@ def planner(run, selected, clusters, now, actor):
         if selected.kind == apiversion.MACHINE_DEPLOYMENT:
             machine_sets = run.machine_sets(selected)
         else:
-            machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
-                                             label_selector=keys.CONTROL_PLANE_NAME_LABEL)
+            machines = _control_plane_machines(run, selected)
+    read = {}
 
-    counted = []
+    def reads(counts):
+        """(MachineSets, Machines) for a write, each LISTed once per task: an MD's MachineSets, and every Machine of
+        the namespace for the counts (core.history.counts_wanted); a KCP's control plane Machines."""
+        if selected.kind != apiversion.MACHINE_DEPLOYMENT:
+            if "machines" not in read:
+                read["machines"] = machines if machines is not None else _control_plane_machines(run, selected)
+            return None, read["machines"]
+        if "sets" not in read:
+            read["sets"] = machine_sets if machine_sets is not None else run.machine_sets(selected)
+        if counts and "machines" not in read:
+            read["machines"] = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]
+        return read["sets"], read.get("machines")
 
     def plan(obj):
-        """The plan of ``obj``; a write that records a change plans again with the MachineSets and Machines (one LIST
-        of each per task) so it keeps the Machine counts of the revision it leaves (core.history.counts_wanted)."""
+        """The plan of ``obj``, planned again with what it must know (core.restart): the trigger of a restart now
+        with the MachineSets / Machines it must replace, after waiting until it is later than their creation
+        (_settle); a write that records a change with the MachineSets and Machines, so it keeps the Machine counts of
+        the revision it leaves. A re-run whose rollout_id was applied reads nothing more."""
+        nonlocal now
         planned = plan_with(obj, machine_sets, machines)
-        if not planned["changed"] or not recording.enabled or not hist.counts_wanted(obj):
+        # a trigger of now already there (written in this second) may still be one that replaces nothing
+        counts = planned["changed"] and recording.enabled and hist.counts_wanted(obj)
+        if not (counts or planned.get("trigger_now")):
             return planned
-        if not counted:
-            counted.append((machine_sets if machine_sets is not None else run.machine_sets(selected),
-                            targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]))
-        return plan_with(obj, *counted[0])
+        read_sets, read_machines = reads(counts)
+        if planned.get("trigger_now"):
+            now = _settle(run, restarts.effective_from(obj, read_sets, read_machines), now)
+        return plan_with(obj, read_sets, read_machines)
 
     def plan_with(obj, read_sets, read_machines):
         if obj["metadata"]["name"] in topology_switches:
@@ -238,6 +254,27 @@ def planner(run, selected, clusters, now, actor):
                                      topology_rollout=through_topology, in_place=params.get("in_place") or "replace",
                                      drain_timeout=params.get("drain_timeout"))
     return plan
+
+
+# A restart now waits at most this long for its trigger to replace everything (about 2 s after a MachineSet or
+# Machine was created, core.restart.effective_from); longer only with clocks out of step, then nothing is written.
+SETTLE_SECONDS = 3
+
+
+def _settle(run, effective_from, now):
+    """The server time to plan a restart now with: ``now``, or after waiting (by the API server's clock, at most
+    SETTLE_SECONDS) until ``effective_from``, when its trigger replaces every MachineSet / Machine read."""
+    if effective_from is None or effective_from <= now:
+        return now
+    left = (effective_from - run.api.server_now()).total_seconds()
+    if left > 0:
+        run.api.sleep(min(left, SETTLE_SECONDS))
+    return run.api.server_now()
+
+
+def _control_plane_machines(run, selected):
+    return targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
+                             label_selector=keys.CONTROL_PLANE_NAME_LABEL)[0]
 
 
 def check_plans(run, planned):

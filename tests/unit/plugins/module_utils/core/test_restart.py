@@ -444,6 +444,88 @@ def test_past_after_older_than_every_control_plane_machine_rolls_nothing(version
                                 observed=Observed(machines=mixed))["action"] == "restarted"
 
 
+def _kept_by_capi(created, after):
+    """Upstream's comparison at second precision, the same in every supported release: an MD keeps a MachineSet with
+    the current template created at or after the trigger as the new one (FindNewMachineSet, cluster-api v1.10.10
+    internal/controllers/machinedeployment/mdutil/util.go ``ms.CreationTimestamp.Sub(after) >= 0``; v1.12.3 there and
+    v1.14.0 core/reconcilers/machinedeployment/mdutil/util.go, FindNewAndOldMachineSets), a KCP a Machine created at
+    or after it (ShouldRolloutAfter rolls ``machine.CreationTimestamp.Before(after)``, v1.10.10 and v1.14.0
+    util/collections/machine_filters.go)."""
+    return (created - after).total_seconds() >= 0
+
+
+def _at(seconds):
+    return objs.NOW + datetime.timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("created_at", [-2, -1, 0, 5])
+def test_a_restart_now_is_effective_from_two_seconds_after_the_newest_creation(created_at):
+    """The trigger of a restart now is one second before the server's second (trigger_for_now); it replaces a
+    MachineSet / Machine created at ``created`` only from effective_from on, and not one second earlier."""
+    created = _at(created_at)
+    md = objs.machine_deployment()
+    older = objs.machine_set(suffix="aaaaa", created=objs.CREATED, infra="md-0-infra-v0")
+    newest = objs.machine_set(suffix="bbbbb", created=timeutil.format_time(created))
+    other_md = objs.machine_set(md_name="md-9", suffix="ccccc", created=timeutil.format_time(_at(60)))
+    deleting = objs.machine_set(suffix="ddddd", created=timeutil.format_time(_at(60)))
+    deleting["metadata"]["deletionTimestamp"] = timeutil.format_time(_at(61))
+    start = restart.effective_from(md, [older, newest, other_md, deleting], None)
+    assert start == created + datetime.timedelta(seconds=2)
+    for sub_second in (0, 0.999):
+        now = start + datetime.timedelta(seconds=sub_second)
+        assert not _kept_by_capi(created, restart.trigger_for_now(now))
+        assert _kept_by_capi(created, restart.trigger_for_now(now - datetime.timedelta(seconds=1)))
+
+    kcp = objs.kubeadm_control_plane()
+    machine = {"kind": "Machine", "metadata": {"name": "cp-1", "namespace": "default",
+                                               "creationTimestamp": timeutil.format_time(created),
+                                               "labels": {"cluster.x-k8s.io/control-plane-name": "c1-cp"}}}
+    assert restart.effective_from(kcp, None, [machine]) == start
+    assert restart.effective_from(kcp, None, []) is None and restart.effective_from(md, None, None) is None
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_a_restart_now_that_would_keep_the_newest_machine_set_writes_nothing(version):
+    """A restart now within 2 s of the creation of the MachineSet with the current template (the flow waits that out,
+    flows.restart._settle, up to a bound): its trigger would keep that MachineSet, so nothing is written or recorded
+    and it does not say restarted; once the server's clock is 2 s past the creation it restarts."""
+    md = objs.machine_deployment(version)
+    fresh = [objs.machine_set(version, suffix="bbbbb", created=timeutil.format_time(_at(-1)))]
+    plan = restart.plan_restart(md, objs.NOW, recording=Recording(rollout_id="r1"), observed=Observed(machine_sets=fresh))
+    assert (plan["action"], plan["changed"], plan["merge_patch"], plan["history_revision"]) == \
+        ("unchanged", False, None, None)
+    assert "would replace no Machine: MachineSet md-0-bbbbb with the current template was created at " \
+           "2026-03-01T11:59:59Z, not before 2026-03-01T11:59:59Z" in plan["message"]
+    assert any("re-run the task" in warning for warning in plan["warnings"])
+    later = restart.plan_restart(md, _at(1), recording=Recording(rollout_id="r1"), observed=Observed(machine_sets=fresh))
+    assert (later["action"], later["rollout_after"], later["trigger_now"]) == ("restarted", "2026-03-01T12:00:00Z", True)
+
+
+@pytest.mark.parametrize("version", objs.VERSIONS)
+def test_a_restart_now_of_control_plane_machines_created_in_its_second_writes_nothing(version):
+    kcp = objs.kubeadm_control_plane(version)
+    fresh = {"kind": "Machine", "metadata": {"name": "cp-1", "namespace": "default",
+                                             "creationTimestamp": timeutil.format_time(_at(-1)),
+                                             "labels": {"cluster.x-k8s.io/control-plane-name": "c1-cp"}}}
+    plan = restart.plan_restart(kcp, objs.NOW, observed=Observed(machines=[fresh]))
+    assert plan["action"] == "unchanged" and "all 1 control plane Machines were created" in plan["message"]
+    assert restart.plan_restart(kcp, _at(1), observed=Observed(machines=[fresh]))["action"] == "restarted"
+
+
+def test_only_a_trigger_of_a_restart_now_asks_to_be_settled():
+    md = objs.machine_deployment()
+    assert restart.plan_restart(md, objs.NOW)["trigger_now"] is True
+    # already written in this second (another restart a moment before): unchanged, yet it may replace nothing
+    same = objs.set_rollout_after(copy.deepcopy(md), timeutil.format_time(restart.trigger_for_now(objs.NOW)))
+    assert (restart.plan_restart(same, objs.NOW)["action"], restart.plan_restart(same, objs.NOW)["trigger_now"]) == \
+        ("unchanged", True)
+    assert restart.plan_restart(same, objs.NOW, recording=Recording(rollout_id="r1"))["trigger_now"] is True
+    assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_EARLIER)["trigger_now"] is False
+    assert restart.plan_restart(md, objs.NOW, after=objs.HOUR_LATER)["trigger_now"] is False
+    # a switch alone triggers the rollout by its new template
+    assert restart.plan_restart(md, objs.NOW, infrastructure_ref="md-0-infra-v2")["trigger_now"] is False
+
+
 def _topology_md():
     md = objs.label(objs.machine_deployment(), "topology.cluster.x-k8s.io/owned", "")
     return objs.label(md, "topology.cluster.x-k8s.io/deployment-name", "md-0")

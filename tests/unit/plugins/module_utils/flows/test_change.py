@@ -12,12 +12,13 @@ import pytest
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args, change, info, pause, restart, undo
 from ansible_collections.capi.rollout.plugins.module_utils.flows import run as flow_run
 from ansible_collections.capi.rollout.plugins.modules import capi_rollout_restart
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, FakeConnection
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Exit, ModuleStandIn
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Clock, Exit, ModuleStandIn
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 
 MDS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments"
@@ -32,6 +33,7 @@ INFRA = "/apis/infrastructure.cluster.x-k8s.io/v1beta2"
 TEMPLATES = INFRA + "/namespaces/default/dockermachinetemplates"
 # a switch on v1beta2 asks whether CAPI may update Machines in place (client.extensions); here: not served
 EXTENSION_CONFIGS = "/apis/runtime.cluster.x-k8s.io/v1beta2/extensionconfigs"
+MACHINE_SETS = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets"
 
 
 class FakeModule(ModuleStandIn):
@@ -48,6 +50,8 @@ def conn(monkeypatch):
     fake = FakeConnection()
     fake.add("GET", "/apis", body=APIS)
     fake.add("GET", EXTENSION_CONFIGS, status=404, body={"kind": "Status", "reason": "NotFound", "code": 404})
+    # a restart now reads the MachineSets its trigger must replace (flows.restart._settle): none by default
+    fake.add("GET", MACHINE_SETS, body={"items": []})
     monkeypatch.setattr(flow_run, "Connection", lambda params, module_name=None: fake)
     return fake
 
@@ -74,18 +78,21 @@ def run(module, verb="restart"):
     return done.value
 
 
-def test_restart_one_object_costs_four_requests(conn):
+def test_restart_one_object_costs_five_requests(conn):
     md = objs.machine_deployment()
     conn.add("GET", MDS, body=md_list(md))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
     conn.add("PATCH", MDS + "/md-0", body=dict(md, metadata=dict(md["metadata"], resourceVersion="4712")))
     out = run(FakeModule(name="md-0", rollout_id="x"))
     assert not out.failed, out.result
-    assert out.result["api_requests"] == 4 and out.result["changed"] is True
-    assert [s["method"] for s in conn.sent] == ["GET", "GET", "GET", "PATCH"]
+    assert out.result["api_requests"] == 5 and out.result["changed"] is True
+    # discovery, the MachineDeployment, its Cluster, its namespace's MachineSets (the trigger must be later than
+    # their creation), the patch
+    assert [(s["method"], s["path"].rsplit("/", 1)[-1]) for s in conn.sent] == [
+        ("GET", "apis"), ("GET", "machinedeployments"), ("GET", "c1"), ("GET", "machinesets"), ("PATCH", "md-0")]
     assert conn.sent[1]["query"]["fieldSelector"] == "metadata.name=md-0"
-    patch = conn.sent[3]["body"]
-    assert conn.sent[3]["content_type"] == "application/json-patch+json"
+    patch = conn.sent[4]["body"]
+    assert conn.sent[4]["content_type"] == "application/json-patch+json"
     assert {"op": "test", "path": "/spec/rollout/after", "value": None} in patch
     (trigger,) = [op for op in patch if op["op"] == "add" and op["path"] == "/spec/rollout/after"]
     assert trigger["value"].endswith("Z")
@@ -100,7 +107,8 @@ def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_
     md = objs.annotate(objs.machine_deployment(), "rollout.capi-rollout.dev/history", hist.serialize([entry]))
     conn.add("GET", MDS, body=md_list(md))
     conn.add("GET", CLUSTERS + "/c1", body=objs.cluster())
-    conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinesets", body={"items": [ms]})
+    conn.answers.pop(("GET", MACHINE_SETS))
+    conn.add("GET", MACHINE_SETS, body={"items": [ms]})
     conn.add("GET", "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machines",
              body={"items": [objs.machine(name=f"md-0-bbbbb-{n}", ms_name="md-0-bbbbb") for n in range(2)]})
     conn.add("PATCH", MDS + "/md-0", body=md)
@@ -119,6 +127,38 @@ def test_a_restart_of_a_recorded_md_keeps_the_machine_counts_of_the_revision_it_
     again = run(FakeModule(name="md-0", rollout_id="x"))
     assert not again.failed and again.result["changed"] is False, again.result
     assert [s["path"].rsplit("/", 1)[-1] for s in conn.sent] == ["apis", "machinedeployments", "c1"]
+
+
+@pytest.mark.parametrize("created, sleeps, action, written", [
+    ("2026-03-01T11:59:58Z", [], "restarted", None),  # its trigger 11:59:59 is after it already
+    ("2026-03-01T12:00:00Z", [2.0], "restarted", None),  # created in the server's second: wait 2 s, trigger 12:00:01
+    # the trigger of now is there already (another restart in this second), and made this MachineSet: the same
+    ("2026-03-01T12:00:00Z", [2.0], "restarted", "2026-03-01T11:59:59Z"),
+    ("2026-03-01T12:00:30Z", [3], "unchanged", None),  # a creation ahead of the server's clock: bounded, nothing written
+])
+def test_a_restart_now_waits_by_the_server_clock_until_its_trigger_replaces_the_newest_machine_set(
+        conn, monkeypatch, created, sleeps, action, written):
+    clock = Clock()
+    monkeypatch.setattr(flow_run, "Api", lambda connection, dry_run=False: Api(connection, dry_run=dry_run, clock=clock,
+                                                                               sleep=clock.sleep))
+    md = objs.set_rollout_after(objs.machine_deployment(), written) if written else objs.machine_deployment()
+    date = {"Date": "Sun, 01 Mar 2026 12:00:00 GMT"}  # objs.NOW, the API server's clock; the host's is not used
+    conn.add("GET", MDS, body=md_list(md), headers=date)
+    conn.add("GET", CLUSTERS + "/c1", body=objs.cluster(), headers=date)
+    conn.answers.pop(("GET", MACHINE_SETS))
+    conn.add("GET", MACHINE_SETS, body={"items": [objs.machine_set(suffix="bbbbb", created=created)]}, headers=date)
+    conn.add("PATCH", MDS + "/md-0", body=md)
+    out = run(FakeModule(name="md-0"))
+    assert not out.failed, out.result
+    (entry,) = out.result["objects"]
+    assert (clock.sleeps, entry["action"]) == (sleeps, action)
+    patches = [s["body"] for s in conn.sent if s["method"] == "PATCH"]
+    if action == "restarted":
+        (trigger,) = [op["value"] for op in patches[0] if op["op"] in ("add", "replace") and op["path"] == "/spec/rollout/after"]
+        assert trigger > created  # RFC 3339 UTC seconds sort as times
+    else:
+        assert patches == [] and out.result["changed"] is False
+        assert "would replace no Machine" in entry["message"]
 
 
 def test_conflict_rereads_replans_and_retries(conn):
@@ -298,7 +338,7 @@ def test_a_failed_test_rereads_and_replans_from_the_new_state(conn):
     (entry,) = json.loads(written["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])
     assert entry["to"]["infrastructureRef"]["name"] == "md-0-infra-colleague"
     assert out.result["objects"][0]["patch"] == second
-    assert out.result["api_requests"] == 6
+    assert out.result["api_requests"] == 7  # the MachineSets are read once per task
 
 
 def test_a_failed_test_on_a_now_paused_object_stops(conn):

@@ -13,6 +13,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, WRITE, FakeConnection
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.fakes import Clock
 
 UTC = datetime.timezone.utc
 NOW = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -27,19 +28,6 @@ def lease(holder, renewed=-5, duration=60, rv="5"):
         spec["holderIdentity"] = holder
     return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
             "metadata": {"name": "capi-rollout-lock", "namespace": "default", "resourceVersion": rv}, "spec": spec}
-
-
-class Clock(object):
-    def __init__(self):
-        self.t = 0.0
-        self.sleeps = []
-
-    def __call__(self):
-        return self.t
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.t += seconds
 
 
 def make_lock(conn, clock=None, dry_run=False):

@@ -550,8 +550,6 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     for, so the MD's entry switches class "small" -> "big" in the Cluster topology (check mode: a dry run, nothing
     written, the diff shows the class); the topology generates the new template from big's and rolls the MD (every
     Machine new); the undo switches the class back."""
-    if topo.capi_version == "v1.13":
-        pytest.skip("path (b) is the same on every release: v1.10 (v1beta1) and v1.14 (v1beta2) cover it")
     name = _tb_md(topo)["metadata"]["name"]
     switch = [{"name": name, "template": {"overrides": {"customImage": BIG_IMAGE}}}]
     mark = topo.mark()

@@ -618,23 +618,29 @@ def _controlled_by(obj, owner):
     return False
 
 
-def machine_counts(machine_set, machines):
-    """{replaced, updated_in_place} of the Machines ``machine_set`` controls now (deleting ones left out). Created at
-    or after the MachineSet: it made them, they replaced older ones. Created before it, or carrying upstream's
-    in-place markers: CAPI v1.12+ moved them in from an older MachineSet and updated them in place - a moved Machine
-    keeps its name and creation time (machinedeployment_rollout_rollingupdate.go, api/core/v1beta2/machine_types.go
-    and machineset_types.go at v1.12.3 and v1.14.0)."""
-    since = timeutil.parse_optional(paths.get_path(machine_set, "metadata.creationTimestamp"))
+def machines_changed(machines, since, belongs):
+    """{replaced, updated_in_place} of the ``machines`` that ``belongs(machine)`` (deleting ones left out), the one
+    rule for a revision's counts and a switch's result. Created at or after ``since`` (a datetime: the MachineSet's
+    creation, or the switch): made for the change, they replaced older ones. Created before it, or carrying
+    upstream's in-place markers: CAPI v1.12+ moved them in from an older MachineSet and updated them in place - a moved
+    Machine keeps its name and creation time (machinedeployment_rollout_rollingupdate.go,
+    api/core/v1beta2/machine_types.go and machineset_types.go at v1.12.3 and v1.14.0)."""
     counts = {"replaced": 0, "updated_in_place": 0}
     for machine in machines:
         meta = machine.get("metadata") or {}
-        if meta.get("deletionTimestamp") or not _controlled_by(machine, machine_set):
+        if meta.get("deletionTimestamp") or not belongs(machine):
             continue
         created = timeutil.parse_optional(meta.get("creationTimestamp"))
         moved = any(key in (meta.get("annotations") or {}) for key in _IN_PLACE_MARKERS) or (
             created is not None and since is not None and created < since)
         counts["updated_in_place" if moved else "replaced"] += 1
     return counts
+
+
+def machine_counts(machine_set, machines):
+    """{replaced, updated_in_place} of the Machines ``machine_set`` controls now, counted from its creation."""
+    since = timeutil.parse_optional(paths.get_path(machine_set, "metadata.creationTimestamp"))
+    return machines_changed(machines, since, lambda machine: _controlled_by(machine, machine_set))
 
 
 def _recorded_counts(entry):

@@ -544,12 +544,5 @@ def machine_changes(machines, kind, name, switched_at):
     created at or after ``switched_at`` (the task's server time before its patch) is a replacement; an older one that
     still belongs to the object was updated in place. Deleting Machines are not counted."""
     label = keys.DEPLOYMENT_NAME_LABEL if kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
-    since = timeutil.truncate_seconds(switched_at)
-    counts = {"replaced": 0, "updated_in_place": 0}
-    for machine in machines:
-        meta = machine.get("metadata") or {}
-        if (meta.get("labels") or {}).get(label) != name or meta.get("deletionTimestamp"):
-            continue
-        created = timeutil.parse_optional(meta.get("creationTimestamp"))
-        counts["replaced" if created is not None and created >= since else "updated_in_place"] += 1
-    return counts
+    return hist.machines_changed(machines, timeutil.truncate_seconds(switched_at),
+                                 lambda machine: ((machine.get("metadata") or {}).get("labels") or {}).get(label) == name)

@@ -66,7 +66,7 @@ class Run(object):
         self.waited_machine_sets: Optional[List[Dict[str, Any]]] = None
         self.extras: Dict[str, Any] = {}  # result fields of a verb's own (flows.restart: ``clones``), in success and failure
         self.writes: List[Dict[str, Any]] = []  # diffs of writes a verb made besides the objects' patches (restart: templates)
-        self.verb_state: Any = None  # what a verb's planner hands to its check_plans (flows.change)
+        self.verb_state: Any = None  # what a verb's planner hands to its check_plans and write_prerequisites (flows.change)
 
     def connect(self, dry_run: Optional[bool] = None, wait: Optional[Tuple[float, str]] = None) -> None:
         """Check the options, then connect. Writes are server-side dry runs in check mode, or always with

@@ -635,6 +635,8 @@ def test_a_machine_draining_at_the_last_call_and_missing_from_this_calls_list_ti
     waiter = make_waiter(FakeApi(clock, []), clock, [rolling(10, 3)], state=state, drain_groups=[machines])
     assert [e["machine"] for e in waiter.state["drain_timeouts"]] == ["md-0-abcde-x1y2z"]
     assert any("timed out" in line for line in waiter.progress)
+
+
 def test_a_worker_class_switched_back_during_the_wait_is_drift():
     """Path (b): the hold names the worker class switched to; the Cluster's entry back on the old class is drift, and
     the same wait with the class held is done (positive control)."""

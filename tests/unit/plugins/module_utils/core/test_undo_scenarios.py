@@ -608,6 +608,8 @@ def test_topology_control_plane_without_a_recorded_change_is_refused_as_every_co
         undo.plan_undo(kcp, objs.NOW, observed=Observed(cluster=objs.cluster(topology=TOPOLOGY)))
     assert err.value.reason == "control_plane_undo" and "only the topology change capi_rollout_restart recorded" in err.value.msg
     assert "roll the control plane forward" in err.value.hint
+
+
 def test_topology_undo_of_a_worker_class_switch_switches_the_class_back():
     from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_restart import TOPOLOGY, _topology_md
     from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS_B, _template

@@ -2,12 +2,10 @@
 v1.14) and test_capi_rollout_in_place.py (v1.12.3 with InPlaceUpdates) run on their fleets, each on a new tiny
 workload cluster in a namespace of its own."""
 
-import datetime
 import json
 import subprocess
 
 from capisim.cluster import kubectl_binary
-from capisim.polling import wait_for
 
 REVISION = "machinedeployment.clusters.x-k8s.io/revision"
 
@@ -32,18 +30,6 @@ def _write_times(env, namespace, md):
     return {entry["manager"]: entry["time"] for entry in obj["metadata"].get("managedFields") or []}
 
 
-def _trigger_after(machine_set):
-    """Wait until a restart now (rollout.after one second before the server's second: core.restart.trigger_for_now)
-    falls after ``machine_set``'s creation. CAPI keeps a MachineSet with the current template created at or after
-    the trigger as the new one (FindNewAndOldMachineSets, cluster-api v1.12.3
-    internal/controllers/machinedeployment/mdutil/util.go ``ms.CreationTimestamp.Sub(after) >= 0``), so a restart
-    within 2 s of the MachineDeployment's creation would replace nothing. The simulator runs on this host's clock."""
-    created = datetime.datetime.strptime(machine_set["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(
-        tzinfo=datetime.timezone.utc)
-    wait_for("a restart trigger after the MachineSet's creation",
-             lambda: datetime.datetime.now(datetime.timezone.utc) >= created + datetime.timedelta(seconds=2), 10, 0.1)
-
-
 def _history(env, namespace, md):
     res = env.run("capi_rollout_info", namespace=namespace, name=md, history=True)
     assert not res.failed, res.get("msg")
@@ -56,8 +42,8 @@ def outside_changes_are_kept(env, namespace, cluster="wq"):
     them after CAPI's clean-up; an undo's dry run names the fields it does not restore."""
     md = f"{cluster}-md-0"
     env.add_workload(cluster, namespace, "v1.30.4", ["md-0"])
-    (first,) = env.wait_for("the MachineSet of the new MachineDeployment", lambda: env.machine_sets(md, namespace), 120).values()
-    _trigger_after(first)
+    # right after the MachineSet's creation: the restart itself waits until its trigger replaces it (core.restart)
+    env.wait_for("the MachineSet of the new MachineDeployment", lambda: env.machine_sets(md, namespace), 120)
     res = env.run("capi_rollout_restart", namespace=namespace, name=md, reason="baseline", **WAIT)
     assert not res.failed, res.get("msg")
     baseline = res["objects"][0]["history_revision"]

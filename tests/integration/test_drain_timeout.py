@@ -16,6 +16,9 @@ pytestmark = pytest.mark.needs_controller
 NS = "team-drain-to"
 MD = "wdt-md-0"
 RECORD = "rollout.capi-rollout.dev/drain-timeout"
+# long enough that the wave's wait is watching before the drain times out, on a loaded machine too: a Machine deleted
+# before the wait first lists the Machines is never seen draining (2 s lost that race once in a CI run)
+DRAIN_TIMEOUT = 15
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,7 @@ def drain_timeout_of(capi):
 def settings(capi, name, **more):
     refresh_id = f"{name}-{capi.capi_version.replace('.', '-')}"
     return dict(FAST, refresh_id=refresh_id, template_overrides={"customImage": f"kindest/node:{refresh_id}"},
-                namespaces=[NS], clusters=["wdt"], drain_timeout=2, **more)
+                namespaces=[NS], clusters=["wdt"], drain_timeout=DRAIN_TIMEOUT, **more)
 
 
 def md_patches(capi, mark):
@@ -84,9 +87,10 @@ def test_undrainable_fail_fails_the_wave_on_the_machine_whose_drain_timed_out_an
 
 def test_a_record_left_by_a_killed_run_is_put_back_by_the_next_run_and_carries_the_timeout_meanwhile(pool, tmp_path):
     capi = pool
-    # what a run killed during its wave leaves: the pool's node drain timeout set (1 s), and the record of the value
+    # what a run killed during its wave leaves: the pool's node drain timeout set (DRAIN_TIMEOUT), and the record of the value
     # before (unset); the next run is given no drain_timeout
-    timeout = {"deletion": {"nodeDrainTimeoutSeconds": 1}} if capi.version == "v1beta2" else {"nodeDrainTimeout": "1s"}
+    timeout = ({"deletion": {"nodeDrainTimeoutSeconds": DRAIN_TIMEOUT}} if capi.version == "v1beta2"
+               else {"nodeDrainTimeout": f"{DRAIN_TIMEOUT}s"})
     capi.admin.patch_merge(capi.path("MachineDeployment", NS, MD), {
         "metadata": {"annotations": {RECORD: '{"before":null,"id":"dt-killed"}'}},
         "spec": {"template": {"spec": timeout}}})

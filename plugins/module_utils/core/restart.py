@@ -531,12 +531,14 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     changes = ChangeSet()
     note = ""
     if extra["in_place"] == "replace":
-        extra["rollout_after"] = timeutil.format_time(now)
+        # a restart now's trigger, settled by the flow as one (trigger_now: effective_from)
+        target_after = trigger_for_now(now)
+        extra.update(rollout_after=timeutil.format_time(target_after), trigger_now=True)
         if topology_rollout() if callable(topology_rollout) else topology_rollout:
             owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind,
                                               worker_class=change["worker_class"], rollout_after=extra["rollout_after"])
         else:
-            _trigger(read, changes, now)
+            _trigger(read, changes, target_after)
             note = (f"; {read.after_path}={extra['rollout_after']} on the {read.kind} itself, so its Machines are replaced, "
                     "not updated in place: the Cluster topology of this CAPI release (before v1.13) has no rollout.after "
                     "and does not own this field")

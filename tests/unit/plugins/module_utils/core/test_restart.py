@@ -603,19 +603,21 @@ def _switch_in_place(in_place="replace", topology_rollout=False, possible=True):
 def test_topology_switch_where_in_place_is_possible_writes_the_trigger_in_the_cluster_write_from_v1_13():
     asked = []
     plan = _switch_in_place(topology_rollout=lambda: asked.append(1) or True)
-    assert plan["in_place"] == "replace" and plan["rollout_after"] == objs.NOW_TEXT and asked == [1]
+    trigger = timeutil.format_time(restart.trigger_for_now(objs.NOW))  # a restart now's, settled by the flow
+    assert plan["in_place"] == "replace" and plan["rollout_after"] == trigger and plan["trigger_now"] and asked == [1]
     entry = objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), plan["owner"]["patch"])[
         "spec"]["topology"]["workers"]["machineDeployments"][0]
     # one write: the topology copies the trigger into the MD together with the new template
     assert entry["variables"]["overrides"] == [{"name": "workerImage", "value": "img:2"}]
-    assert entry["rollout"]["after"] == objs.NOW_TEXT
-    assert f"rollout.after={objs.NOW_TEXT}" in plan["message"]
+    assert entry["rollout"]["after"] == trigger
+    assert f"rollout.after={trigger}" in plan["message"]
     assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) is None
 
 
 def test_topology_switch_where_in_place_is_possible_writes_the_trigger_on_the_md_before_v1_13():
     plan = _switch_in_place()
-    assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) == objs.NOW_TEXT == plan["rollout_after"]
+    assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) == plan["rollout_after"] == \
+        timeutil.format_time(restart.trigger_for_now(objs.NOW))
     assert "rollout" not in objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), plan["owner"]["patch"])[
         "spec"]["topology"]["workers"]["machineDeployments"][0]
     assert "before v1.13" in plan["message"] and "does not own" in plan["message"]

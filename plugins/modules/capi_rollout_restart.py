@@ -193,6 +193,9 @@ options:
       - V(replace) writes the rollout trigger (C(spec.rollout.after), now unless O(after) says otherwise) in the same
         patch as the switch, so every Machine is replaced (new hardware), because CAPI never updates in place a
         MachineSet created before an expired trigger.
+      - For an object a Cluster topology manages (O(switches[].template) through the Cluster), V(replace) writes the
+        trigger with the topology change, in the same Cluster write (its topology C(rollout.after)) on CAPI v1.13+, on
+        the object's own C(spec.rollout.after) before, which the topology does not own there.
       - V(allow) lets CAPI move Machines to the new template and update them in place; RV(objects[].in_place) says
         so, and the wait counts the updates in place until they end.
     type: str

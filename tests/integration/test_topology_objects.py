@@ -600,3 +600,47 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     last = json.loads(_tb_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
     assert last["action"] == "rolled_back" and last["topology_class"] == ["big", "small"], last
     assert _tb_class(topo) == "small" and _tb_rolled(topo, name, IMAGE, machines_before)
+
+
+@pytest.mark.parametrize("topo", [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))], indirect=True)
+def test_a_topology_switch_where_in_place_is_possible_replaces_every_machine_by_default(topo):
+    """Issue 28 §1 for topology MDs: the topology rotates only the infrastructure template, which the in-place fleet's
+    update extension accepts, so CAPI v1.12.3 moves md-0's Machine to the new MachineSet and updates it in place
+    (in_place allow, first: the positive control); the default (in_place replace) writes the trigger with the change,
+    on v1.12 on the MD itself, and the Machine is replaced. With maxSurge 0 / maxUnavailable 1, set here and put back
+    after (with the default maxSurge 1 the one surge Machine already fills a 1-replica MD, so even upstream replaces
+    it). Runs last in the module: it leaves the Cluster's workerImage override changed."""
+    md = _md(topo)
+    name = md["metadata"]["name"]
+    rollout = md["spec"].get("rollout")  # none: CAPI's defaults (maxSurge 1, maxUnavailable 0)
+    selector = f"cluster.x-k8s.io/deployment-name={name}"
+    topo.admin.request("PATCH", topo.path("MachineDeployment", name=name), content_type="application/merge-patch+json",
+                       body={"spec": {"rollout": {"strategy": {"type": "RollingUpdate",
+                                                               "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}}}})
+    try:
+        kept = {m["metadata"]["uid"] for m in topo.machines(selector).values()}
+        allowed = topo.run("capi_rollout_restart", in_place="allow", wait=True, wait_timeout=300, stall_timeout=120,
+                           switches=[{"name": name, "template": {"overrides": {"customImage": "kindest/node:v1.30.4-ip"}}}])
+        assert not allowed.failed, allowed.get("msg")
+        assert kept and {m["metadata"]["uid"] for m in topo.machines(selector).values()} == kept
+        assert allowed["objects"][0]["machines"] == {"replaced": 0, "updated_in_place": 1}
+        assert allowed["objects"][0].get("in_place") == "allow"
+
+        switch = [{"name": name, "template": {"overrides": {"customImage": "kindest/node:v1.30.4-ip2"}}}]
+        mark = topo.mark()
+        checked = topo.run("capi_rollout_restart", switches=switch, check=True, diff=True)
+        assert not checked.failed and not topo.writes(mark), checked.get("msg")
+        trigger = [op for op in checked["objects"][0]["patch"] if op["path"] == "/spec/rollout/after" and op["op"] != "test"]
+        assert trigger and trigger[0]["value"] in json.dumps(checked["diff"]), checked["diff"]
+
+        res = topo.run("capi_rollout_restart", switches=switch, wait=True, wait_timeout=300, stall_timeout=120)
+        assert not res.failed, res.get("msg")
+        (entry,) = res["objects"]
+        after = {m["metadata"]["uid"] for m in topo.machines(selector).values()}
+        assert after and not after & kept  # every Machine new
+        assert entry["machines"] == {"replaced": 1, "updated_in_place": 0}
+        assert entry.get("in_place") == "replace" and "before v1.13" in entry["message"], entry
+        assert _own_after(topo, _md(topo)) == entry["rollout_after"]
+    finally:
+        topo.admin.request("PATCH", topo.path("MachineDeployment", name=name), content_type="application/merge-patch+json",
+                           body={"spec": {"rollout": rollout}})

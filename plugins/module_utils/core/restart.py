@@ -480,7 +480,8 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
     return plan
 
 
-def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None, worker_templates=None):
+def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None, worker_templates=None,
+                         topology_rollout=False, in_place="replace"):
     """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
     ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
     ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
@@ -490,14 +491,23 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
 
     The plan's ``owner`` is the Cluster write (core.topology); the MD's own patch records it (history entry with
     ``topology``); a repeated ``rollout_id`` or a topology that already holds the values plans nothing. RolloutError
-    for a paused object or Cluster, and for a field no class variable maps (reason topology_no_variable)."""
+    for a paused object or Cluster, and for a field no class variable maps (reason topology_no_variable).
+
+    ``in_place`` as in plan_restart, when ``observed.in_place_possible``: the topology rotates only the template whose
+    values change (v1.12.3 internal/controllers/topology/cluster/reconcile_state.go reconcileReferencedTemplate; v1.14.0
+    core/reconcilers/topology/cluster/reconcile_state.go), and the MD controller may move its Machines to the new
+    MachineSet and update them in place (mdutil/util.go MachineTemplateUpToDate, EligibleForInPlaceUpdate), so
+    "replace" writes the trigger with the change: in the same Cluster write on v1.13+ (``topology_rollout``), on the
+    object's own field before (the topology does not own it there). ``topology_rollout`` may be a callable, called
+    only for a trigger."""
     recording = recording or records.Recording()
     observed = observed or plans.Observed()
     read = _read(obj, observed.api_version)
     now = timeutil.truncate_seconds(now)
     recording = recording._replace(history_limit=hist.validate_history_limit(recording.history_limit, ref=read.ref))
     entries, record_warnings = hist.read_record(obj)
-    extra = {"revision_before": views.revision_of(obj), "history_revision": None, "required_templates": []}
+    extra = {"revision_before": views.revision_of(obj), "history_revision": None, "required_templates": [],
+             "in_place": None}
 
     def unchanged(message):
         return plans.new_plan(obj, read.kind, read.version, plans.UNCHANGED, message=message, warnings=record_warnings,
@@ -515,22 +525,41 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if owner is None:
         return unchanged(f"the Cluster topology already holds {topologies.change_text(change)}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
+    possible = observed.in_place_possible
+    if possible() if callable(possible) else possible:
+        extra["in_place"] = in_place
+    changes = ChangeSet()
+    note = ""
+    if extra["in_place"] == "replace":
+        # a restart now's trigger, settled by the flow as one (trigger_now: effective_from)
+        target_after = trigger_for_now(now)
+        extra.update(rollout_after=timeutil.format_time(target_after), trigger_now=True)
+        if topology_rollout() if callable(topology_rollout) else topology_rollout:
+            owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind,
+                                              worker_class=change["worker_class"], rollout_after=extra["rollout_after"])
+        else:
+            _trigger(read, changes, target_after)
+            note = (f"; {read.after_path}={extra['rollout_after']} on the {read.kind} itself, so its Machines are replaced, "
+                    "not updated in place: the Cluster topology of this CAPI release (before v1.13) has no rollout.after "
+                    "and does not own this field")
     # what undo puts back (core.undo.plan_topology_undo): the overrides before (None for none), the class before
     details = {"topology": owner["message"], "topology_after": values,
                "topology_before": {name: topologies.override_of(observed.cluster, obj, read.ref, name, kind=read.kind)
                                    for name in values}}
     if change["worker_class"] is not None:
         details["topology_class"] = [topologies.worker_class_of(observed.cluster, obj, read.ref), change["worker_class"]]
-    changes = ChangeSet()
+    if extra["in_place"] == "allow":
+        details["in_place"] = "allow"
     if recording.enabled:
+        written = diffs.apply_merge_patch(obj, changes.merge_patch() or {})
         entry = records.record_rollout(
-            changes, obj, obj, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
+            changes, obj, written, now, RESTARTED, hist.next_revision(obj, observed.machine_sets, entries), entries,
             recording, api_version=read.version, last_details={"topology": owner["message"]}, entry_details=details,
             observed=observed)
         extra["history_revision"] = entry["revision"]
     plan = plans.new_plan(obj, read.kind, read.version, RESTARTED, changes=changes, warnings=record_warnings,
                           message=f"new hardware through {owner['message']} ({why}): the topology controller generates "
-                                  f"the new template and rolls this {read.kind}",
+                                  f"the new template and rolls this {read.kind}" + note,
                           relied_on=_relied_on(read, owner), **extra)
     # what a wait holds it to: the generated template's name is not known yet, its values are
     plan.update(owner=owner, changed=True, action=RESTARTED, hold=topologies.hold_of(change, overrides))

@@ -188,11 +188,13 @@ def plan_override(cluster, obj, ref, variable, value):
     return plan_overrides(cluster, obj, ref, {variable: value})
 
 
-def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT, worker_class=None):
+def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT, worker_class=None, rollout_after=None):
     """The owner write that sets the object's variables of ``values`` (name -> value; None removes the entry): the
     MD's ``variables.overrides``, a control plane's Cluster-level ``spec.topology.variables``; and an MD's worker
     ``class`` to ``worker_class`` (path (b); None leaves it); None when they already are so. The list is replaced
-    whole, its current value tested; so is the class."""
+    whole, its current value tested; so is the class. ``rollout_after`` (RFC 3339 text, CAPI v1.13+ only): the
+    object's topology ``rollout.after`` in the same write, so the topology controller copies it into the object
+    together with the new template and CAPI replaces its Machines instead of updating them in place."""
     relative, node, current = _variables(cluster, obj, kind, ref)
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
@@ -209,6 +211,10 @@ def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT
         said.append(f"class={worker_class} (was {node.get('class')})")
     if not changes.changed:
         return None
+    if rollout_after is not None:
+        after = ("controlPlane", "rollout", "after") if kind == apiversion.KUBEADM_CONTROL_PLANE else ("rollout", "after")
+        if changes.record(after, paths.get_path(node, ".".join(after)), rollout_after):
+            said.append(f"rollout.after={rollout_after}")
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         return _cluster_write(cluster, TOPOLOGY_POINTER, changes,
                               f"{cluster_ref(cluster)} spec.topology.variables: {', '.join(said)}", doc=node)

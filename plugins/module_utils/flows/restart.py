@@ -200,13 +200,20 @@ def planner(run, selected, clusters, now, actor):
                 run.module.warn(warning)
             known.append(possible)
         return known[0]
+
+    def switch_through_topology():
+        """Whether a topology switch's trigger goes into the Cluster topology (v1.13+): one dry run, asked by
+        core.restart.plan_topology_switch only for a trigger (a switch where in-place updates are possible)."""
+        if "topology" not in read:
+            read["topology"] = topology_rollout(run, selected, clusters)
+        return read["topology"]
+    read = {}
     if restarts.is_past(params.get("after"), now):
         # One LIST tells whether a past time replaces anything (core.restart._rolls_nothing).
         if selected.kind == apiversion.MACHINE_DEPLOYMENT:
             machine_sets = run.machine_sets(selected)
         else:
             machines = _control_plane_machines(run, selected)
-    read = {}
 
     def reads(counts):
         """(MachineSets, Machines) for a write, each LISTed once per task: an MD's MachineSets, and every Machine of
@@ -242,7 +249,8 @@ def planner(run, selected, clusters, now, actor):
             overrides, cclass, class_templates = topology_switches[obj["metadata"]["name"]]
             return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
                 api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=read_sets,
-                machines=read_machines), worker_templates=class_templates)
+                machines=read_machines, in_place_possible=in_place_possible), worker_templates=class_templates,
+                topology_rollout=switch_through_topology, in_place=params.get("in_place") or "replace")
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:

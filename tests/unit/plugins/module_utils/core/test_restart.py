@@ -593,6 +593,50 @@ def test_topology_switch_writes_the_override_and_records_it():
     assert again["changed"] is False and "already holds workerImage=img:2" in again["message"]
 
 
+def _switch_in_place(in_place="replace", topology_rollout=False, possible=True):
+    from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology import CLASS
+    return restart.plan_topology_switch(_topology_md(), objs.NOW, {"customImage": "img:2"}, CLASS, in_place=in_place,
+                                        observed=Observed(cluster=objs.cluster(topology=TOPOLOGY), in_place_possible=possible),
+                                        recording=Recording(rollout_id="hw-1"), topology_rollout=topology_rollout)
+
+
+def test_topology_switch_where_in_place_is_possible_writes_the_trigger_in_the_cluster_write_from_v1_13():
+    asked = []
+    plan = _switch_in_place(topology_rollout=lambda: asked.append(1) or True)
+    trigger = timeutil.format_time(restart.trigger_for_now(objs.NOW))  # a restart now's, settled by the flow
+    assert plan["in_place"] == "replace" and plan["rollout_after"] == trigger and plan["trigger_now"] and asked == [1]
+    entry = objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), plan["owner"]["patch"])[
+        "spec"]["topology"]["workers"]["machineDeployments"][0]
+    # one write: the topology copies the trigger into the MD together with the new template
+    assert entry["variables"]["overrides"] == [{"name": "workerImage", "value": "img:2"}]
+    assert entry["rollout"]["after"] == trigger
+    assert f"rollout.after={trigger}" in plan["message"]
+    assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) is None
+
+
+def test_topology_switch_where_in_place_is_possible_writes_the_trigger_on_the_md_before_v1_13():
+    plan = _switch_in_place()
+    assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) == plan["rollout_after"] == \
+        timeutil.format_time(restart.trigger_for_now(objs.NOW))
+    assert "rollout" not in objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), plan["owner"]["patch"])[
+        "spec"]["topology"]["workers"]["machineDeployments"][0]
+    assert "before v1.13" in plan["message"] and "does not own" in plan["message"]
+
+
+def test_topology_switch_with_in_place_allowed_or_impossible_writes_no_trigger():
+    asked = []
+    for plan, in_place in ((_switch_in_place("allow", topology_rollout=lambda: asked.append(1)), "allow"),
+                           (_switch_in_place(possible=lambda: False), None)):
+        assert plan["in_place"] == in_place and "rollout_after" not in plan, plan
+        assert objs.rollout_after_in_patch("v1beta2", plan["merge_patch"]) is None
+        assert "rollout" not in objs.apply_json_patch(objs.cluster(topology=TOPOLOGY), plan["owner"]["patch"])[
+            "spec"]["topology"]["workers"]["machineDeployments"][0]
+    assert asked == []
+    record = json.loads(objs.apply_json_patch(_topology_md(), _switch_in_place("allow")["patch"])["metadata"][
+        "annotations"]["rollout.capi-rollout.dev/history"])
+    assert record[-1]["in_place"] == "allow"
+
+
 def test_machine_changes_are_read_from_the_machines_created_after_the_switch_or_kept():
     def machine(name, created, owner="md-0", deleting=False):
         meta = {"name": name, "creationTimestamp": created, "labels": {"cluster.x-k8s.io/deployment-name": owner}}

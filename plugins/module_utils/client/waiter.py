@@ -170,6 +170,10 @@ class Stream(object):
             self.sleep(min(retry_pause * self.failures, max(seconds, 1)))
 
 
+# How often the events of several streams are looked for while none is there (Feed._next)
+QUEUE_POLL_SECONDS = 0.05
+
+
 class Feed(object):
     """The events of every group's stream, one at a time: in the calling thread for one group, from
     one thread per stream for several (so that no stream waits for another)."""
@@ -192,15 +196,27 @@ class Feed(object):
             self._start()
         deadline = time.monotonic() + max(seconds, 0)
         while True:
-            try:
-                item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.001))
-            except queue.Empty:
+            item = self._next(deadline)
+            if item is None:
                 return
             if isinstance(item, Exception):
                 raise item
             yield item
             if time.monotonic() >= deadline:
                 return
+
+    def _next(self, deadline):
+        """The next item of the queue, or None once ``deadline`` (monotonic) passed. Polled with short sleeps rather than
+        a timed wait on the queue: a timed lock wait is not moved by a faked clock (libfaketime, the skewed-clock tests)
+        and then lasts the whole skew, while a sleep is."""
+        while True:
+            try:
+                return self._queue.get_nowait()
+            except queue.Empty:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                time.sleep(min(left, QUEUE_POLL_SECONDS))
 
     def _start(self):
         self._queue = queue.Queue()

@@ -38,12 +38,12 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
+from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import status as statuses
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
-from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 

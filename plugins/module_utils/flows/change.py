@@ -34,12 +34,13 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
-    Run, resource_entries, selects_nothing, start_rv, wait_limit, warn_status,
+    Run, resource_entries, selection_check, selects_nothing, start_rv, wait_limit, warn_status,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.flows.verb import Verb
 
@@ -56,17 +57,23 @@ class StoppedPartWay(RolloutError):
         self.unchanged_refs = unchanged_refs
 
 
+def _select_something(params):
+    if selects_nothing(params):
+        raise RolloutError("names is empty: no object selected; give name, names, cluster_name or label_selectors",
+                           reason=inputs.INVALID_SELECTION)
+
+
+def gate(verb: Verb) -> inputs.Gate:
+    """The input gate of a changing module (core.inputs): something selected, the verb's ``refuse_early``, the
+    selection's options, the settings' ranges."""
+    return inputs.Gate((inputs.raising(_select_something, "names"), inputs.raising(verb.refuse_early),
+                        selection_check(verb.selection_options), inputs.bounds()), empty={"objects": []})
+
+
 def run_change(module: AnsibleModule, verb: Verb) -> None:
     """The whole task of a changing module; ``verb`` is its verb module (flows.restart, flows.pause, flows.undo)."""
     params = module.params
-    try:
-        if selects_nothing(params):
-            raise RolloutError("names is empty: no object selected; give name, names, cluster_name or label_selectors",
-                               reason="invalid_selection")
-        verb.refuse_early(params)
-    except RolloutError as err:
-        module.fail_json(**dict(err.to_dict(), changed=False, objects=[], progress=[], api_requests=0))
-    run = Run(module)
+    run = Run(module, gate(verb))
     run.connect(wait=wait_limit(params, waits=not module.check_mode))
     results = []
     diffs = []

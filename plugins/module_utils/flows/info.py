@@ -14,17 +14,21 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import (
-    Run, resource_entries, selects_nothing, start_rv, wait_limit, warn_status,
+    Run, resource_entries, selection_check, selects_nothing, start_rv, wait_limit, warn_status,
 )
+
+# the selection's options and the settings' ranges (core.inputs)
+GATE = inputs.Gate((selection_check(), inputs.bounds()))
 
 
 def run_info(module):
     params = module.params
+    run = Run(module, GATE)
     if selects_nothing(params):
         module.exit_json(changed=False, resources=[], progress=[], api_requests=0)
-    run = Run(module)
     run.connect(wait=wait_limit(params))
     resources = []
     selected = None

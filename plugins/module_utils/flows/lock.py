@@ -10,6 +10,7 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError, api_error, transport_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import lease as leases
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -144,13 +145,11 @@ class Lock(object):
 
 
 def probe(run, name, namespace, holder, duration):
-    """What capi_rollout_lock in check mode says of the Lease: whether ``holder`` could take it now. A lock that
-    cannot be read is described (``failed``, ``msg``, ``reason``, ``hint``), not raised: the caller goes on without."""
+    """What capi_rollout_lock in check mode says of the Lease: whether ``holder`` could take it now (``duration``
+    checked by the caller's input gate). A lock that cannot be read is described (``failed``, ``msg``, ``reason``,
+    ``hint``), not raised: the caller goes on without."""
     try:
-        leases.validate_duration(duration)
         return Lock(run.api, name, namespace).acquire(holder, duration, check_mode=True)
-    except ValueError as err:
-        return {"failed": True, "msg": str(err), "reason": "invalid_duration"}
     except (RolloutError, ApiError, TransportError) as err:
         return dict(run.error(err).to_dict(), failed=True)
 
@@ -159,11 +158,8 @@ def renew(run, lease):
     """Renew ``lease`` (the ``lease`` option of a writing module: name, namespace, holder, lease_duration_seconds)
     before the module writes anything - a wave's writes are guarded by the lock as a separate capi_rollout_lock
     call would guard them, without its module start. Raises RolloutError (reason lock_lost) when another holder has
-    it now, so nothing is written; in check mode the renewal is a dry run and fails the same way."""
-    try:
-        leases.validate_duration(lease["lease_duration_seconds"])
-    except ValueError as err:
-        raise RolloutError(f"{err} (option lease)", reason="invalid_duration")
+    it now, so nothing is written; in check mode the renewal is a dry run and fails the same way. Its duration is
+    checked by the caller's input gate (the ranges of core.settings)."""
     lock = Lock(run.api, lease["name"], lease["namespace"])
     check_mode = run.module.check_mode
     try:
@@ -177,16 +173,30 @@ def renew(run, lease):
     return result
 
 
-def run_lock(module):
-    """The whole capi_rollout_lock task."""
-    params = module.params
-    if not params["holder"].strip():
-        module.fail_json(msg="holder must not be empty", reason="invalid_holder")
+def _holder(params):
+    if not str(params["holder"]).strip():
+        return [inputs.Problem("holder", params["holder"], inputs.INVALID_HOLDER,
+                               f"holder must not be empty, got {settings.shown(params['holder'])}: give who takes the lock "
+                               "(the run's name, shown to any other run that finds it held)")]
+    return []
+
+
+def _duration(params):
     try:
         leases.validate_duration(params["lease_duration_seconds"])
     except ValueError as err:
-        module.fail_json(msg=str(err), reason="invalid_duration")
-    run = Run(module, bounds=settings.LOCK_BOUNDS)
+        return [inputs.Problem("lease_duration_seconds", params["lease_duration_seconds"], inputs.INVALID_DURATION, str(err))]
+    return []
+
+
+# the holder, the duration, the settings' ranges with the lock's own wait_timeout (core.inputs)
+GATE = inputs.Gate((_holder, _duration, inputs.bounds(settings.LOCK_BOUNDS)))
+
+
+def run_lock(module):
+    """The whole capi_rollout_lock task."""
+    params = module.params
+    run = Run(module, GATE)
     waits = params["state"] == "acquired" and params["wait_timeout"] > 0
     run.connect(wait=(params["wait_timeout"], f"wait_timeout={params['wait_timeout']}s") if waits else None)
     lock = Lock(run.api, params["name"], params["namespace"])

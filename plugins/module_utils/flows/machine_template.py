@@ -24,6 +24,7 @@ __metaclass__ = type
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone as clones
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
@@ -156,7 +157,7 @@ def run_machine_template(module):
         _run_objects(module)
         return
     params = module.params
-    run = Run(module)
+    run = Run(module, GATE)
     run.connect()
     clone = Clone({"namespace": params["namespace"], "source": params.get("source"),
                    "from_object": params.get("from_object"), "name": params.get("name"),
@@ -189,21 +190,29 @@ def _renew(run):
 
 
 def refuse_objects(params):
-    """Why ``objects`` cannot be used with the other options given (no request needed), or None."""
+    """The problems (core.inputs) of ``objects`` with the other options given; none without ``objects``."""
+    if params.get("objects") is None:
+        return []
     problems = []
     combined = [key for key in SINGLE_ONLY if params.get(key)]
     if combined:
-        problems.append(f"objects cannot be combined with {', '.join(combined)} (objects names every object to clone)")
+        problems.append(inputs.Problem(combined[0], params[combined[0]], inputs.INVALID_INPUT,
+                                       f"objects cannot be combined with {', '.join(combined)} (objects names every object "
+                                       "to clone)"))
     # overrides defaults to {}: only a non-empty one was meant for the objects
     per_object = [key for key in PER_OBJECT if (params.get(key) if key == "overrides" else params.get(key) is not None)]
     if per_object:
-        problems.append(f"{', '.join(per_object)} cannot be given with objects: give them per object "
-                        f"({', '.join(f'objects[].{key}' for key in per_object)})")
+        problems.append(inputs.Problem(per_object[0], params[per_object[0]], inputs.INVALID_INPUT,
+                                       f"{', '.join(per_object)} cannot be given with objects: give them per object "
+                                       f"({', '.join(f'objects[].{key}' for key in per_object)})"))
     if not problems and not params.get("objects"):
-        problems.append("objects is empty: no object is selected")
-    if not problems:
-        return None
-    return "; ".join(problems) + "; nothing was changed"
+        problems.append(inputs.Problem("objects", params["objects"], inputs.INVALID_INPUT,
+                                       "objects is empty: no object is selected"))
+    return problems
+
+
+# ``objects`` with the single call's options, the settings' ranges (core.inputs)
+GATE = inputs.Gate((refuse_objects, inputs.bounds()), empty={"results": []})
 
 
 def object_ref(entry, namespace):
@@ -261,10 +270,7 @@ def object_results(module, refs, todo, failed):
 def _run_objects(module):
     """Clone the templates of every object in ``objects``: all checked first, then created."""
     params = module.params
-    refused = refuse_objects(params)
-    if refused:
-        module.fail_json(msg=refused, reason="invalid_input", changed=False, results=[], api_requests=0)
-    run = Run(module)
+    run = Run(module, GATE)
     run.connect()
     try:
         _renew(run)

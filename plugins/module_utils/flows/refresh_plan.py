@@ -23,6 +23,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import templat
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
@@ -126,14 +127,21 @@ def plan_topology(run, targets, topology):
     return out, diffs
 
 
-def run_refresh_plan(module):
-    params = module.params
-    run = Run(module)
+def _max_in_flight(params):
     try:
-        # a bad max_in_flight fails before anything is read
         refresh.wave_size(params["max_in_flight"], 1)
     except ValueError as err:
-        module.fail_json(msg=f"{err} (option max_in_flight); nothing was read", reason="invalid_setting", changed=False)
+        return [inputs.Problem("max_in_flight", params["max_in_flight"], inputs.INVALID_SETTING, f"{err} (option max_in_flight)")]
+    return []
+
+
+# max_in_flight as a wave's size, the settings' ranges (the lock's duration among them); it only reads (core.inputs)
+GATE = inputs.Gate((_max_in_flight, inputs.bounds()), ending=inputs.NOTHING_READ)
+
+
+def run_refresh_plan(module):
+    params = module.params
+    run = Run(module, GATE)
     # the creates of the target templates are only ever checked, as server-side dry runs
     run.connect(dry_run=True)
     reads = templates_client.Reads(run.api, by_list=True)

@@ -20,6 +20,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
@@ -37,17 +38,17 @@ RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place
 
 def refuse_early(params):
     """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?); every other
-    refusal of a restart depends on the object."""
+    refusal of a restart depends on the object. Run by the input gate (flows.change.gate), which ends the message."""
     if selects_nothing(params, "switches"):
         raise RolloutError("switches is empty: no object selected; give name, names, cluster_name or label_selectors, "
-                           "or at least one switch", reason="invalid_selection")
+                           "or at least one switch", reason=inputs.INVALID_SELECTION)
     seen = set()
     for item in params.get("switches") or []:
         name = _switch_name(item)
         if name in seen:
             kind = apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
-            raise RolloutError(f"switches names {kind} {name} more than once; nothing was changed",
-                               ref=make_ref(kind, params.get("namespace"), name), reason="invalid_selection",
+            raise RolloutError(f"switches names {kind} {name} more than once",
+                               ref=make_ref(kind, params.get("namespace"), name), reason=inputs.INVALID_SELECTION,
                                hint="give each object once, with the one template it is switched to")
         seen.add(name)
 

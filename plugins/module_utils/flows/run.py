@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What every module flow shares: the run of one module call (options checked before any request, the
+"""What every module flow shares: the run of one module call (its input gate, core.inputs, before any request; the
 connection, discovery, the result's ``progress`` / ``api_requests`` / ``server_time``, one way to fail) and
 the reads and result entries the flows have in common. The only home of ``AnsibleModule`` outside
 ``plugins/modules/`` is this folder; ``client/`` never sees it.
@@ -27,6 +27,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import resource_info
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
@@ -43,20 +44,20 @@ class RolloutModule(basic.AnsibleModule):
 
     def _set_internal_properties(self) -> None:
         super(RolloutModule, self)._set_internal_properties()
-        problems = settings.given_problems(self.argument_spec, self.params)
+        problems = inputs.setting_problems(settings.given_problems(self.argument_spec, self.params), self.params)
         if problems:
             self.no_log_values.update(str(self.params[name]) for name, spec in self.argument_spec.items()
                                       if spec.get("no_log") and self.params.get(name) is not None)
-            self.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
-                           api_requests=0)
+            self.fail_json(**inputs.failure(problems))
 
 
 class Run(object):
-    """State of one module run: the API, discovery, and what goes into the result."""
+    """State of one module run: the API, discovery, and what goes into the result. It starts with the module's input
+    gate (``gate``, declared once in its flow): a refused option fails the task before any request."""
 
-    def __init__(self, module: AnsibleModule, bounds: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, module: AnsibleModule, gate: inputs.Gate) -> None:
         self.module = module
-        self.bounds = bounds  # of the module's numeric options (core.settings); MODULE_BOUNDS by default
+        refuse(module, gate)
         # Set by connect(), which every flow calls before any read: typed as set. Only result() and error() can run
         # before it (a refused option), and they check for None.
         self.api: Api = None  # type: ignore[assignment]
@@ -69,16 +70,11 @@ class Run(object):
         self.verb_state: Any = None  # what a verb's planner hands to its check_plans and write_prerequisites (flows.change)
 
     def connect(self, dry_run: Optional[bool] = None, wait: Optional[Tuple[float, str]] = None) -> None:
-        """Check the options, then connect. Writes are server-side dry runs in check mode, or always with
+        """Connect. Writes are server-side dry runs in check mode, or always with
         ``dry_run=True`` (a module that only checks what a write would do). ``wait`` is (seconds, what) for a task
         that waits (``wait_limit``): the deadline of every request of the task, set before the first one
         (client.requests.Api.end_by)."""
         module = self.module
-        problems = settings.module_errors(module.params, self.bounds)
-        if problems:
-            # before any request: a wait that cannot succeed must not follow a write
-            module.fail_json(msg="; ".join(problems) + "; nothing was changed", reason="invalid_setting", changed=False,
-                             progress=[], api_requests=0)
         if URLLIB3_IMPORT_ERROR:
             module.fail_json(msg=missing_required_lib("urllib3"), exception=URLLIB3_IMPORT_ERROR)
         kubeconfig = module.params.get("kubeconfig")
@@ -184,6 +180,20 @@ class Run(object):
                               clock=lambda: self.api.server_now().timestamp(), sleep=self.api.sleep,
                               machine_sets_lister=waiters.machine_sets_lister(self.api, self.discovery),
                               machines_lister=waiters.machines_lister(self.api, self.discovery), **options)
+
+
+def refuse(module: AnsibleModule, gate: inputs.Gate) -> None:
+    """Fail the task when ``gate`` refuses its options (core.inputs): before any request, so a wait that cannot succeed
+    never follows a write."""
+    problems = gate.problems(module.params)
+    if problems:
+        module.fail_json(**gate.failure(problems))
+
+
+def selection_check(options: Any = None) -> inputs.Check:
+    """The check of the options that select objects (core.selection: the kind, empty names or label selectors);
+    ``options``: params -> those options (a verb's ``selection_options``), the params themselves by default."""
+    return inputs.raising(lambda params: targets.selection_from_params(options(params) if options else params))
 
 
 def wait_limit(params: Dict[str, Any], waits: bool = True) -> Optional[Tuple[float, str]]:

@@ -15,6 +15,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, resource_path, with_conflict_retry
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import ondelete
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
@@ -40,7 +41,7 @@ def _objects(params):
         if item.get("switched_at") is not None and timeutil.parse_optional(item["switched_at"]) is None:
             raise RolloutError(f"objects[{index}].switched_at must be an RFC 3339 time, got {item['switched_at']!r}", ref=ref,
                                hint="give the switch's time as 2026-03-01T12:00:00Z, or leave switched_at out",
-                               reason="invalid_switched_at")
+                               reason=inputs.INVALID_SWITCHED_AT)
         out.append((kind, namespace, item["name"], ref))
     return out
 
@@ -62,12 +63,17 @@ def _holds(params):
         if item.get("topology") and item.get("infrastructure_ref"):
             raise RolloutError(f"objects[] {ref} gives both infrastructure_ref {item['infrastructure_ref'].get('name')} "
                                "and topology: a topology object is held to its topology change, any other to a template",
-                               ref=ref, reason="invalid_input",
+                               ref=ref, reason=inputs.INVALID_INPUT,
                                hint="give objects[].topology for an object a Cluster topology manages (as "
                                     "capi_rollout_restart returns it in objects[].hold), infrastructure_ref otherwise")
         if item.get("topology"):
             out[ref] = item["topology"]
     return out
+
+
+# the objects' kinds, switch times and holds, the settings' ranges (core.inputs); a failure carries the wait's keys
+GATE = inputs.Gate((inputs.raising(_objects, "objects"), inputs.raising(_holds, "objects"), inputs.bounds()),
+                   empty={"finished_call": True, "tracking": {}, "phase": ws.FAILED, "lease_renewals": 0, "deleted": []})
 
 
 def read_groups(run, objects, known=False):
@@ -287,7 +293,7 @@ def wait_limit(params):
 def run_wait(module):
     """The whole capi_rollout_wait task (one call of it, see the module docstring)."""
     params = module.params
-    run = Run(module)
+    run = Run(module, GATE)
     run.connect(wait=wait_limit(params))
     waiter = None
     objects = []

@@ -30,6 +30,7 @@ INVALID_KIND = "invalid_kind"
 INVALID_HOLDER = "invalid_holder"
 INVALID_DURATION = "invalid_duration"
 INVALID_SWITCHED_AT = "invalid_switched_at"
+INVALID_REVISION = "invalid_revision"
 
 REASONS = {
     INVALID_SETTING: "an option's type, range or text (core.settings), or a setting out of its range",
@@ -39,6 +40,7 @@ REASONS = {
     INVALID_HOLDER: "an empty lock holder",
     INVALID_DURATION: "a lock duration that is no whole number of seconds of at least 1",
     INVALID_SWITCHED_AT: "a switch time that is no RFC 3339 time",
+    INVALID_REVISION: "two options that say where an undo goes back to",
 }
 
 NOTHING_CHANGED = "nothing was changed"
@@ -79,9 +81,12 @@ def value_at(params: Mapping[str, Any], option: str) -> Any:
 
 
 def from_error(err: RolloutError, option: str, value: Any) -> Problem:
-    """A RolloutError of a check that raises, as a problem (its message without the closing full stop: the gate
-    ends the message)."""
-    return Problem(option, value, err.reason or INVALID_INPUT, err.message.rstrip("."), hint=err.hint, ref=err.ref)
+    """A RolloutError of a check that raises, as a problem: its message without the closing full stop (the gate ends
+    the message), naming ``option`` when it does not."""
+    text = err.message.rstrip(".")
+    named = bool(option) and re.search(rf"\b{re.escape(option)}\b", text) is not None
+    return Problem(option, value, err.reason or INVALID_INPUT, text if named or not option else f"{text} (option {option})",
+                   hint=err.hint, ref=err.ref)
 
 
 def raising(function: Callable[[Mapping[str, Any]], Any], option: Optional[str] = None) -> Check:
@@ -98,9 +103,13 @@ def raising(function: Callable[[Mapping[str, Any]], Any], option: Optional[str] 
 
 
 def named_option(text: str, params: Mapping[str, Any]) -> str:
-    """The option given in ``params`` (not None) that ``text`` names first, as a word; "" when it names none."""
-    found = [(match.start(), name) for name in params if params[name] is not None and not name.startswith("_")
-             for match in [re.search(rf"\b{re.escape(name)}\b", text)] if match]
+    """The option given in ``params`` (not None) that ``text`` names first as a word, else the one whose text value it
+    quotes ("invalid resource type 'MachineSet'"); "" when it names none."""
+    given = [name for name in params if params[name] is not None and not name.startswith("_")]
+    found = [(match.start(), name) for name in given for match in [re.search(rf"\b{re.escape(name)}\b", text)] if match]
+    if not found:
+        found = [(text.index(repr(params[name])), name) for name in given
+                 if isinstance(params[name], str) and repr(params[name]) in text]
     return min(found)[1] if found else ""
 
 

@@ -46,8 +46,11 @@ class RolloutModule(basic.AnsibleModule):
         super(RolloutModule, self)._set_internal_properties()
         problems = inputs.setting_problems(settings.given_problems(self.argument_spec, self.params), self.params)
         if problems:
-            self.no_log_values.update(str(self.params[name]) for name, spec in self.argument_spec.items()
-                                      if spec.get("no_log") and self.params.get(name) is not None)
+            secrets = [self.params[name] for name, spec in self.argument_spec.items()
+                       if spec.get("no_log") and self.params.get(name) is not None]
+            # as given, and as the messages quote them (repr: a NUL byte is written \x00 there)
+            self.no_log_values.update([str(value) for value in secrets] + [repr(value)[1:-1] for value in secrets
+                                                                           if isinstance(value, str)])
             self.fail_json(**inputs.failure(problems))
 
 

@@ -22,6 +22,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import plan as plans
 from ansible_collections.capi.rollout.plugins.module_utils.core import record as records
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
@@ -45,7 +46,7 @@ def refuse_early(params):
     undos.refuse_kind(kind, ref)
     if params.get("undo_rollout_id") is not None and params.get("to_revision"):
         raise RolloutError(f"to_revision {params['to_revision']} and undo_rollout_id {params['undo_rollout_id']} both say "
-                           "where to go back to", ref=ref, hint="give one of them", reason="invalid_revision")
+                           "where to go back to", ref=ref, hint="give one of them", reason=inputs.INVALID_REVISION)
 
 
 def planner(run, selected, clusters, now, actor):

@@ -547,6 +547,11 @@ api_requests:
   returned: always
   type: int
   sample: 4
+problems:
+  description: Every option refused before any request, one entry per option - its C(option) (a path such as V(lease.lease_duration_seconds)), the C(value) given, C(reason) and C(msg); the first one's is RV(reason).
+  returned: when an option is refused before any request (the input gate)
+  type: list
+  elements: dict
 '''
 
 from ansible_collections.capi.rollout.plugins.module_utils.flows import args

@@ -75,7 +75,7 @@ BOUNDS = {
                                     "batches are stopped", "a percentage"),
 }
 
-# option -> bound: the numbers of every module (flows.run.Run checks them before any request)
+# option -> bound: the numbers of every module (core.inputs.bounds: the input gate checks them before any request)
 MODULE_BOUNDS = {
     "wait_timeout": "wait_timeout", "stall_timeout": "stall_timeout", "soak_seconds": "soak_seconds",
     "poll_interval": "poll_interval", "progress_interval": "progress_interval", "progress_verbosity": "progress_verbosity",

@@ -253,7 +253,7 @@ api_requests:
   type: int
   sample: 2
 problems:
-  description: Every option refused before any request, one entry per option - its C(option) (a path such as V(lease.lease_duration_seconds)), the C(value) given, C(reason) and C(msg); the first one's is RV(reason).
+  description: The options refused before any request, one entry each (C(option), C(value), C(reason), C(msg)); the first one's reason is the task's C(reason).
   returned: when an option is refused before any request (the input gate)
   type: list
   elements: dict

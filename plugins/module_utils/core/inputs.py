@@ -17,7 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import settings
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError

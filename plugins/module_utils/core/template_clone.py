@@ -172,9 +172,9 @@ def check_overrides(template_spec, overrides, ref=None):
                                 f"characters, {OVERRIDES_MAX_CHARS} in all; docs/hardware-refresh.md)")
 
 
-def _string_map(values, what):
+def string_map(values, what):
     """Labels/annotations given by the user: str values (numbers and booleans as text), None kept
-    (means: do not copy this key from the source)."""
+    (means: do not copy this key from the source). capi_machine_template's input gate runs it too."""
     out = {}
     for key, value in (values or {}).items():
         if not isinstance(key, str) or not key:
@@ -339,8 +339,8 @@ def plan_clone(source_obj, overrides, name=None, labels=None, annotations=None, 
                            f"{type(overrides).__name__}; nothing was changed", ref=source_ref_text,
                            reason="invalid_input", hint="give overrides as a mapping of spec.template.spec fields")
     check_overrides(template_spec, overrides, ref=source_ref_text)
-    user_labels = _string_map(labels, "labels")
-    user_annotations = _string_map(annotations, "annotations")
+    user_labels = string_map(labels, "labels")
+    user_annotations = string_map(annotations, "annotations")
     warnings = _refuse_topology(source_obj, source_ref_text, referenced_by, force)
 
     merged = deep_merge(template_spec, overrides)

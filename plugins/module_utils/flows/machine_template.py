@@ -211,8 +211,22 @@ def refuse_objects(params):
     return problems
 
 
-# ``objects`` with the single call's options, the settings' ranges (core.inputs)
-GATE = inputs.Gate((refuse_objects, inputs.bounds()), empty={"results": []})
+def label_problems(params):
+    """The problems (core.inputs) of the labels and annotations given, the call's and each ``objects`` entry's: values
+    must be text, numbers or booleans (core.template_clone.string_map)."""
+    given = [("", params)] + [(f"objects[{index}].", entry) for index, entry in enumerate(params.get("objects") or [])]
+    out = []
+    for prefix, options in given:
+        for what in ("labels", "annotations"):
+            try:
+                clones.string_map(options.get(what), what)
+            except RolloutError as err:
+                out.append(inputs.from_error(err, prefix + what, options.get(what)))
+    return out
+
+
+# ``objects`` with the single call's options, the labels and annotations, the settings' ranges (core.inputs)
+GATE = inputs.Gate((refuse_objects, label_problems, inputs.bounds()), empty={"results": []})
 
 
 def object_ref(entry, namespace):

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The input gate: the options of a module call refused before any request, in one vocabulary.
 
-Each module flow declares its ``Gate`` once: a tuple of checks (pure: the module's params in, ``Problem``\\ s out), the
+Each module flow declares its ``Gate`` once: a tuple of checks (pure: the module's params in, a list of ``Problem`` out), the
 ending of the failure's message and the result keys every failure of that module carries. ``flows.run.Run`` runs the
 gate before it can connect; ``RolloutModule`` runs the type checks of core.settings through ``failure`` as well
 (they must see the options before AnsibleModule converts them). A refused call fails with one shape: ``msg``,
@@ -35,7 +35,7 @@ INVALID_REVISION = "invalid_revision"
 REASONS = {
     INVALID_SETTING: "an option's type, range or text (core.settings), or a setting out of its range",
     INVALID_SELECTION: "the options select no object, or name one twice",
-    INVALID_INPUT: "options that cannot be given together",
+    INVALID_INPUT: "options that cannot be given together, or a part of one that cannot be used (a label value, a held object)",
     INVALID_KIND: "a kind the module does not act on",
     INVALID_HOLDER: "an empty lock holder",
     INVALID_DURATION: "a lock duration that is no whole number of seconds of at least 1",

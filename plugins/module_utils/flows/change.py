@@ -10,7 +10,7 @@ the real run, and nothing is waited for.
 What differs per verb lives in its own file (flows/restart.py, flows/pause.py, flows/undo.py), each with the
 same functions (typed as ``flows.verb.Verb``):
 
-- ``refuse_early(params)``: refusals that need no request (raise RolloutError);
+- ``refuse_early(params)``: refusals that need no request (raise RolloutError), run by the input gate (``gate``);
 - ``planner(run, selected, clusters, now, actor)`` -> ``plan(obj)``: may read a constant number of objects
   first; ``plan`` is called again with a fresh object when a write must be retried;
 - ``check_plans(run, planned)``: checks over all plans, before the first write;

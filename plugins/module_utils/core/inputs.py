@@ -6,8 +6,8 @@ Each module flow declares its ``Gate`` once: a tuple of checks (pure: the module
 ending of the failure's message and the result keys every failure of that module carries. ``flows.run.Run`` runs the
 gate before it can connect; ``RolloutModule`` runs the type checks of core.settings through ``failure`` as well
 (they must see the options before AnsibleModule converts them). A refused call fails with one shape: ``msg``,
-``reason`` (the first problem's), ``hint``, ``ref``, ``changed=False``, ``api_requests=0``, ``progress=[]`` and
-``problems`` (``option``, ``value``, ``reason``, ``msg`` each).
+``reason`` (the first problem's), ``hint``, ``ref``, ``changed=False``, ``api_requests=0``, ``progress=[]``,
+``server_time=None`` (as a result before any request) and ``problems`` (``option``, ``value``, ``reason``, ``msg`` each).
 
 Checks that need the API server (a template that does not exist, RBAC, a label selector it refuses) are no input
 checks: the flows make them.
@@ -156,7 +156,7 @@ def failure(problems: List[Problem], ending: str = NOTHING_CHANGED, empty: Optio
     first = problems[0]
     out = dict(empty or {})
     out.update(msg="; ".join(problem.msg for problem in problems) + f"; {ending}", reason=first.reason, hint=first.hint,
-               ref=first.ref, changed=False, api_requests=0, progress=[],
+               ref=first.ref, changed=False, api_requests=0, progress=[], server_time=None,
                problems=[{"option": problem.option, "value": problem.value, "reason": problem.reason, "msg": problem.msg}
                          for problem in problems])
     return out

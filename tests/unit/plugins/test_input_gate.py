@@ -25,7 +25,7 @@ except ImportError:  # ansible-core before 2.19 (the floor) reads the arguments 
 LOCK = {"holder": "me"}
 PLAN = {"namespaces": ["default"], "refresh_id": "hw-1"}
 HOLD = {"overrides": {"workerImage": "img:2"}}
-SHAPE = {"failed", "msg", "reason", "hint", "ref", "changed", "api_requests", "progress", "problems"}
+SHAPE = {"failed", "msg", "reason", "hint", "ref", "changed", "api_requests", "progress", "server_time", "problems"}
 
 # (module, params, reason, option the first problem names, ending of the message, the module's own empty keys)
 CASES = [
@@ -118,7 +118,7 @@ def test_refused_input_fails_with_the_one_shape_before_any_request(monkeypatch, 
     out = call(monkeypatch, capsys, module, params)
     assert SHAPE <= set(out), out
     assert out["failed"] and out["reason"] == reason and out["changed"] is False, out
-    assert out["api_requests"] == 0 and out["progress"] == [], out
+    assert out["api_requests"] == 0 and out["progress"] == [] and out["server_time"] is None, out
     assert out["msg"].endswith(f"; {ending}"), out["msg"]
     first = out["problems"][0]
     assert set(first) == {"option", "value", "reason", "msg"}

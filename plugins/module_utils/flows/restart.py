@@ -303,6 +303,10 @@ def check_plans(run, planned):
             required.setdefault(key, (namespace, {"api_group": key[1], "kind": key[2], "name": key[3]}, plan["ref"]))
     if required:
         templates.check_templates(run.api, run.discovery, list(required.values()))
+    if not run.module.check_mode:
+        # RBAC, schema and admission answer for the ClusterClass clones before anything is written (check mode
+        # sends their creates as dry runs anyway)
+        _class_clones(run, planned, dry_run=True)
 
 
 def selection_options(params):
@@ -317,20 +321,27 @@ def write_prerequisites(run, planned):
     topology switches by a rebase (path (c)) with their templates: a Cluster may be rebased only onto a class that
     exists (each once, however many objects need it)."""
     run.verb_state.create()
+    _class_clones(run, planned)
+
+
+def _class_clones(run, planned, dry_run=False):
+    """Create (``dry_run``: as a server-side dry run) each ClusterClass clone the plans need, once however many
+    objects need it."""
     made = set()
     for _obj, plan in planned:
         clone = plan.get("clone") if plan["changed"] else None
         if clone is not None and clone["name"] not in made:
-            _create_class_clone(run, clone, plan["ref"])
+            _create_class_clone(run, clone, plan["ref"], dry_run)
             made.add(clone["name"])
 
 
-def _create_class_clone(run, clone, ref):
+def _create_class_clone(run, clone, ref, dry_run):
     """Create the template of a ClusterClass clone (core.topology.clone_class), then the clone. One that exists already
     (a re-run after a failed Cluster write) is taken when it has the planned content: its names are hashes of it."""
     template = clone["template"]
     tkind = templates.template_kind(run.discovery, {"api_version": template["api_version"], "kind": template["kind"]})
-    made, existing = templates.create_template(run.api, tkind, template["namespace"], template["object"], ref=template["ref"])
+    made, existing = templates.create_template(run.api, tkind, template["namespace"], template["object"],
+                                               ref=template["ref"], dry_run=dry_run)
     if existing is not None:
         template["compare"](existing)
     cclass = clone["object"]
@@ -338,16 +349,17 @@ def _create_class_clone(run, clone, ref):
     namespace = cclass["metadata"]["namespace"]
     class_ref = make_ref("ClusterClass", namespace, clone["name"])
     try:
-        run.api.request("POST", resource_path(group, version, "clusterclasses", namespace), body=cclass, verb="create")
+        run.api.request("POST", resource_path(group, version, "clusterclasses", namespace), body=cclass, verb="create",
+                        dry_run=dry_run)
     except ApiError as err:
         if err.status != 409:
             raise api_error(err, ref=class_ref, verb="create", resource={"group": group, "plural": "clusterclasses"},
                             namespace=namespace, host=run.api.host)
         found = run.api.get(resource_path(group, version, "clusterclasses", namespace, clone["name"]))
         digest = cclass["metadata"]["annotations"][keys.SPEC_HASH_ANNOTATION]
-        if (found.get("metadata") or {}).get("annotations", {}).get(keys.SPEC_HASH_ANNOTATION) != digest:
+        if ((found.get("metadata") or {}).get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) != digest:
             raise RolloutError(f"{class_ref} exists and is not the clone planned for {ref} (its annotation "
                                f"{keys.SPEC_HASH_ANNOTATION} is not {digest}); the Cluster was not changed", ref=class_ref,
                                reason="template_conflict", hint="delete that ClusterClass if no Cluster uses it, and re-run")
-    if made is not None:
+    if made is not None and not dry_run:
         run.writes.append(clone["diff"])

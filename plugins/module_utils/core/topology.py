@@ -398,7 +398,8 @@ def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=ap
                     worker_templates=None):
     """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
     write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
-    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None
+    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology),
+    clone (path (c): the ClusterClass clone to create first, core.topology.clone_class; else None)}, None
     when no path covers it (``msg`` says why and what to do). ``worker_templates``: as core.topology.change_for."""
     try:
         change = change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind,
@@ -410,7 +411,7 @@ def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=ap
                            cluster_class=change.get("cluster_class"))
     return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
         "path": change["path"], "why": change["why"], "change": owner["message"] if owner else f"{cluster_ref(cluster)} holds {change_text(change)} already",
-        "held": owner is None, "hold": hold_of(change, overrides)}}, owner
+        "held": owner is None, "hold": hold_of(change, overrides), "clone": change.get("clone")}}, owner
 
 
 # --- path (c): a clone of the ClusterClass with a new template, and a rebase of the Cluster onto it ------------------

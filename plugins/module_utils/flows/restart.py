@@ -17,7 +17,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client import extensi
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
-from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH, resource_path
+from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
@@ -331,35 +331,6 @@ def _class_clones(run, planned, dry_run=False):
     for _obj, plan in planned:
         clone = plan.get("clone") if plan["changed"] else None
         if clone is not None and clone["name"] not in made:
-            _create_class_clone(run, clone, plan["ref"], dry_run)
+            if templates.create_class_clone(run.api, run.discovery, clone, plan["ref"], dry_run=dry_run) and not dry_run:
+                run.writes.append(clone["diff"])
             made.add(clone["name"])
-
-
-def _create_class_clone(run, clone, ref, dry_run):
-    """Create the template of a ClusterClass clone (core.topology.clone_class), then the clone. One that exists already
-    (a re-run after a failed Cluster write) is taken when it has the planned content: its names are hashes of it."""
-    template = clone["template"]
-    tkind = templates.template_kind(run.discovery, {"api_version": template["api_version"], "kind": template["kind"]})
-    made, existing = templates.create_template(run.api, tkind, template["namespace"], template["object"],
-                                               ref=template["ref"], dry_run=dry_run)
-    if existing is not None:
-        template["compare"](existing)
-    cclass = clone["object"]
-    group, _sep, version = cclass["apiVersion"].rpartition("/")
-    namespace = cclass["metadata"]["namespace"]
-    class_ref = make_ref("ClusterClass", namespace, clone["name"])
-    try:
-        run.api.request("POST", resource_path(group, version, "clusterclasses", namespace), body=cclass, verb="create",
-                        dry_run=dry_run)
-    except ApiError as err:
-        if err.status != 409:
-            raise api_error(err, ref=class_ref, verb="create", resource={"group": group, "plural": "clusterclasses"},
-                            namespace=namespace, host=run.api.host)
-        found = run.api.get(resource_path(group, version, "clusterclasses", namespace, clone["name"]))
-        digest = cclass["metadata"]["annotations"][keys.SPEC_HASH_ANNOTATION]
-        if ((found.get("metadata") or {}).get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) != digest:
-            raise RolloutError(f"{class_ref} exists and is not the clone planned for {ref} (its annotation "
-                               f"{keys.SPEC_HASH_ANNOTATION} is not {digest}); the Cluster was not changed", ref=class_ref,
-                               reason="template_conflict", hint="delete that ClusterClass if no Cluster uses it, and re-run")
-    if made is not None and not dry_run:
-        run.writes.append(clone["diff"])

@@ -38,9 +38,9 @@ description:
     this reads the worker classes' templates (one GET each). When no worker class carries the values, a clone of
     the ClusterClass is created (same namespace and spec, named C(<class>-<hash of its spec>)) whose worker class of
     the MachineDeployment takes a clone of its infrastructure template with the values (C(<template>-<hash>)), and
-    the Cluster is rebased onto it (C(spec.topology.class) / C(spec.topology.classRef.name)): every
+    the Cluster is rebased onto it (C(spec.topology.class) / C(spec.topology.classRef.name)) - every
     MachineDeployment of that worker class of the Cluster rolls with it, and the message names them (select them
-    together: one Cluster write for all). The creates are sent as server-side dry runs before any write. Only when
+    together - one Cluster write for all). The creates are sent as server-side dry runs before any write. Only when
     the MachineDeployment's own class's template is missing does it fail with RV(reason)=V(topology_no_variable),
     naming each worker class and why it does not fit. The
     Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).

@@ -654,13 +654,13 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     """Path (c): ClusterClass "lone" patches no variable and has one worker class, whose template lacks the image asked
     for, so the collection creates a clone of the class whose worker class small takes a clone of its template with the
     image, and rebases Cluster tc onto it (check mode: dry runs of both creates and of the Cluster write, nothing
-    written; the diff shows the class and the template field). The rebase rolls md-0 and md-1 together (every Machine
-    new, on templates the topology generated); a re-run changes nothing; the undo rebases tc back onto "lone" (the clone
-    is kept). Without create on clusterclasses (docs/rbac.yml) nothing is written."""
+    written; the diff shows the class and the template field; md-0's message names md-1, which rolls with it; the
+    refresh plan puts both in one wave). Both MDs in one call: one Cluster write, both recorded, every Machine new on
+    templates the topology generated; a re-run changes nothing; the undo rebases tc back onto "lone" (the clone is
+    kept). Without create on clusterclasses (docs/rbac.yml) nothing is written."""
     mds = _tc_mds(topo)
     assert sorted(mds) == ["md-0", "md-1"], mds
-    name = mds["md-0"]["metadata"]["name"]
-    switch = [{"name": name, "template": {"overrides": {"customImage": REBASE_IMAGE}}}]
+    switch = [{"name": mds["md-0"]["metadata"]["name"], "template": {"overrides": {"customImage": REBASE_IMAGE}}}]
 
     # least privilege: the role without create on clusterclasses fails before any write (docs/rbac.yml has it)
     role_path = "/apis/rbac.authorization.k8s.io/v1/clusterroles/capi-rollout-operator"
@@ -690,18 +690,34 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     class_field = "class" if topo.version == "v1beta1" else "classRef"
     assert class_field in texts and "lone-" in texts and REBASE_IMAGE in texts, checked["diff"]
 
+    # the message of md-0 alone names md-1: the rebase rolls both
+    message = checked["objects"][0]["message"]
+    assert "rolls every MachineDeployment of worker class small" in message, message
+    assert "machineDeployments[md-0]" in message and "machineDeployments[md-1]" in message
+
+    # the refresh plan: both MDs one unit, in one wave (max_in_flight 1)
+    planned = topo.run("capi_refresh_plan", check=True, namespaces=[REBASE_NAMESPACE], refresh_id="plan-c",
+                       max_in_flight=1, templates={"overrides": {"customImage": REBASE_IMAGE}})
+    assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
+    refs = sorted(f"machinedeployment/{REBASE_NAMESPACE}/{md['metadata']['name']}" for md in mds.values())
+    assert [sorted(wave["objects"]) for wave in planned["plan"]["waves"]] == [refs], planned["plan"]["waves"]
+    assert not topo.writes(mark)
+
+    # both in one call, as a wave of the role does: one Cluster write, both recorded
     before = {entry: set(machines) for entry, machines in _tc_machines(topo).items()}
+    both = [dict(switch[0], name=md["metadata"]["name"]) for md in mds.values()]
     mark = topo.mark()
-    res = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=switch, rollout_id="hw-c", wait=True,
+    res = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=both, rollout_id="hw-c", wait=True,
                    wait_timeout=300, stall_timeout=120)
     assert not res.failed, res.get("msg")
+    assert [entry["changed"] for entry in res["objects"]] == [True, True], res["objects"]
     entry = res["objects"][0]
     clone = entry["hold"]["cluster_class"]
     assert entry["hold"] == {"overrides": {}, "template": {"customImage": REBASE_IMAGE}, "cluster_class": clone}
+    assert res["objects"][1]["hold"] == entry["hold"]
     assert clone.startswith("lone-") and entry["owner"]["ref"] == f"cluster/{REBASE_NAMESPACE}/tc", entry
-    assert "rolls every MachineDeployment of worker class small" in entry["message"], entry["message"]
-    assert "machineDeployments[md-0]" in entry["message"] and "machineDeployments[md-1]" in entry["message"]
     writes = [e for e in topo.writes(mark) if e["objectRef"]["resource"] in ("clusters", "clusterclasses", "dockermachinetemplates")]
+    # the clone and its template once, and one Cluster write for both MDs
     assert [(e["verb"], e["objectRef"]["resource"]) for e in writes] == [
         ("create", "dockermachinetemplates"), ("create", "clusterclasses"), ("patch", "clusters")], writes
     assert all("fieldManager=capi-rollout" in e["requestURI"] for e in writes), writes
@@ -718,20 +734,21 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
         template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"],
                             REBASE_NAMESPACE)
         assert "topology.cluster.x-k8s.io/owned" in template["metadata"]["labels"], template["metadata"]
-    again = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=switch, rollout_id="hw-c")
+    again = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=both, rollout_id="hw-c")
     assert not again.failed and again["changed"] is False, again.get("msg")
 
     before = {entry: set(machines) for entry, machines in _tc_machines(topo).items()}
     mark = topo.mark()
-    undone = topo.run("capi_rollout_undo", name=name, namespace=REBASE_NAMESPACE, undo_rollout_id="hw-c",
-                      rollout_id="hw-c-undo", wait=True, wait_timeout=300, stall_timeout=120)
+    undone = topo.run("capi_rollout_undo", names=[md["metadata"]["name"] for md in mds.values()], namespace=REBASE_NAMESPACE,
+                      undo_rollout_id="hw-c", rollout_id="hw-c-undo", wait=True, wait_timeout=300, stall_timeout=120)
     assert not undone.failed, undone.get("msg")
-    entry = undone["objects"][0]
-    assert entry["action"] == "rolled_back" and entry["hold"]["cluster_class"] == "lone", entry["message"]
+    for entry in undone["objects"]:
+        assert entry["action"] == "rolled_back" and entry["hold"]["cluster_class"] == "lone", entry["message"]
     assert [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)] == [
-        ("patch", "clusters"), ("patch", "machinedeployments")]
-    last = json.loads(_tc_mds(topo)["md-0"]["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
-    assert last["action"] == "rolled_back" and last["topology_cluster_class"] == [clone, "lone"], last
+        ("patch", "clusters"), ("patch", "machinedeployments"), ("patch", "machinedeployments")]
+    for md in _tc_mds(topo).values():
+        last = json.loads(md["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+        assert last["action"] == "rolled_back" and last["topology_cluster_class"] == [clone, "lone"], last
     assert _tc_class(topo) == "lone" and topo.get("ClusterClass", clone, REBASE_NAMESPACE)
     written_at = _written_at(topo)
     topo.wait_for("every Machine of md-0 and md-1 replaced again", lambda: _tc_rolled(topo, IMAGE, before, written_at))

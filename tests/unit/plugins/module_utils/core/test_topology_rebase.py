@@ -134,8 +134,8 @@ def test_the_rebase_writes_the_class_of_the_cluster_tested_as_read(version, fiel
 def test_a_re_run_on_the_rebased_cluster_plans_nothing():
     change = _change()
     clone = change["clone"]
-    rebased = objs.apply_json_patch(_cluster(), topology.plan_overrides(_cluster(), _md(), MD_REF, {},
-                                                                       cluster_class=change["cluster_class"])["patch"])
+    rebase = topology.plan_overrides(_cluster(), _md(), MD_REF, {}, cluster_class=change["cluster_class"])
+    rebased = objs.apply_json_patch(_cluster(), rebase["patch"])
     templates = dict(TEMPLATES, small=clone["template"]["object"])
     outcome, owner = topology.refresh_outcome(clone["object"], rebased, _md(), MD_REF, "DockerMachineTemplate",
                                               {"customImage": "img:2"}, worker_templates=templates)

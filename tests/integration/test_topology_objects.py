@@ -13,6 +13,7 @@ from conftest import (
     IN_PLACE_TOPOLOGY_NAMESPACE, REBASE_NAMESPACE, TOPOLOGY_IMAGE as IMAGE, CapiEnv, per_fleet, rebase_class_and_cluster,
     topology_class, topology_cluster,
 )
+from playbook import run_module
 
 pytestmark = pytest.mark.needs_controller
 
@@ -696,8 +697,10 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     assert "machineDeployments[md-0]" in message and "machineDeployments[md-1]" in message
 
     # the refresh plan: both MDs one unit, in one wave (max_in_flight 1)
-    planned = topo.run("capi_refresh_plan", check=True, namespaces=[REBASE_NAMESPACE], refresh_id="plan-c",
-                       max_in_flight=1, templates={"overrides": {"customImage": REBASE_IMAGE}})
+    # (run_module: CapiEnv.run would add the env's namespace, which capi_refresh_plan has not)
+    planned = run_module(topo.fleet.inventory, topo.host, "capi_refresh_plan", {
+        "namespaces": [REBASE_NAMESPACE], "refresh_id": "plan-c", "max_in_flight": 1,
+        "templates": {"overrides": {"customImage": REBASE_IMAGE}}}, check=True, kubeconfig="{{ capi_kubeconfig }}")
     assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
     refs = sorted(f"machinedeployment/{REBASE_NAMESPACE}/{md['metadata']['name']}" for md in mds.values())
     assert [sorted(wave["objects"]) for wave in planned["plan"]["waves"]] == [refs], planned["plan"]["waves"]

@@ -42,7 +42,9 @@ description:
     MachineDeployment of that worker class of the Cluster rolls with it, and the message names them (select them
     together - one Cluster write for all). The creates are sent as server-side dry runs before any write. Only when
     the MachineDeployment's own class's template is missing does it fail with RV(reason)=V(topology_no_variable),
-    naming each worker class and why it does not fit. The
+    naming each worker class and why it does not fit. A KubeadmControlPlane no control-plane variable covers is
+    rebased the same way onto a clone whose control plane takes a clone of its machine infrastructure template
+    (only the control plane rolls). The
     Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is

@@ -757,6 +757,51 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     topo.wait_for("every Machine of md-0 and md-1 replaced again", lambda: _tc_rolled(topo, IMAGE, before, written_at))
 
 
+def _tc_kcp(topo):
+    return topo.get("KubeadmControlPlane", topo.get("Cluster", "tc", REBASE_NAMESPACE)["spec"]["controlPlaneRef"]["name"],
+                    REBASE_NAMESPACE)
+
+
+def _kcp_image(topo, kcp):
+    spec = kcp["spec"]["machineTemplate"]
+    ref = spec["infrastructureRef"] if topo.version == "v1beta1" else spec["spec"]["infrastructureRef"]
+    return topo.get("DockerMachineTemplate", ref["name"], REBASE_NAMESPACE)["spec"]["template"]["spec"].get("customImage")
+
+
+@pytest.mark.parametrize("topo", per_fleet(("v1.10", "v1.14"), "topology"), indirect=True)
+def test_new_hardware_for_a_control_plane_by_a_class_clone_and_a_rebase(topo):
+    """Path (c) for a control plane (the same code on every release: v1beta1 and v1beta2): no variable of "lone" maps
+    the control plane's machine template, so tc is rebased onto a clone whose control plane takes a clone of that
+    template with the image; the control plane rolls (every control-plane Machine new), the MDs keep their Machines;
+    the undo rebases tc back. Runs after the MD case, which leaves tc on "lone"."""
+    kcp = _tc_kcp(topo)
+    name = kcp["metadata"]["name"]
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    before, workers = set(topo.machines(selector, REBASE_NAMESPACE)), _tc_machines(topo)
+    switch = [{"name": name, "template": {"overrides": {"customImage": REBASE_IMAGE}}}]
+    res = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", namespace=REBASE_NAMESPACE, switches=switch,
+                   rollout_id="hw-c-cp", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    clone = entry["hold"]["cluster_class"]
+    assert clone.startswith("lone-") and _tc_class(topo) == clone, entry
+    assert "rolls the control plane of the Cluster" in entry["message"], entry["message"]
+    assert _kcp_image(topo, _tc_kcp(topo)) == REBASE_IMAGE
+    machines = set(topo.machines(selector, REBASE_NAMESPACE))
+    assert machines and not machines & before
+    # the MachineDeployments kept their templates and Machines (positive control of "only the control plane")
+    assert {k: set(v) for k, v in _tc_machines(topo).items()} == {k: set(v) for k, v in workers.items()}
+
+    before = machines
+    undone = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, namespace=REBASE_NAMESPACE,
+                      undo_rollout_id="hw-c-cp", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not undone.failed, undone.get("msg")
+    assert undone["objects"][0]["hold"]["cluster_class"] == "lone" and _tc_class(topo) == "lone"
+    assert _kcp_image(topo, _tc_kcp(topo)) == IMAGE
+    machines = set(topo.machines(selector, REBASE_NAMESPACE))
+    assert machines and not machines & before
+
+
 @pytest.mark.parametrize("topo", [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))], indirect=True)
 def test_a_topology_switch_where_in_place_is_possible_replaces_every_machine_by_default(topo):
     """Issue 28 §1 for topology MDs: the topology rotates only the infrastructure template, which the in-place fleet's

@@ -296,15 +296,24 @@ def worker_template_refs(cclass):
     return out
 
 
+def _control_plane_ref_keys(cclass):
+    """The path keys of the control plane's machine infrastructure template reference in a ClusterClass: v1beta2
+    ``spec.controlPlane.machineInfrastructure.templateRef``, v1beta1 ``...machineInfrastructure.ref``."""
+    keys_ = ("spec", "controlPlane", "machineInfrastructure")
+    return keys_ + (("templateRef",) if paths.get_path(cclass, ".".join(keys_ + ("templateRef",))) else ("ref",))
+
+
 def templates_needed(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
     """The infrastructure template references of the worker classes ({class: reference}) that the choice of a path
-    must read: none when path (a) covers every field, or for a control plane (it has no class to switch). Its own
-    class's too: after a switch to it, it is the one that holds the change."""
-    if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        return {}
-    worker = worker_class_of(cluster, obj, ref)
+    must read: none when path (a) covers every field. Its own class's too: after a switch to it, it is the one that
+    holds the change; for a control plane (no class to switch) only its machine infrastructure template
+    ({None: reference}), for path (c)."""
+    worker = None if kind == apiversion.KUBEADM_CONTROL_PLANE else worker_class_of(cluster, obj, ref)
     if all(mapping_variable(cclass, worker, template_kind, pointer) for pointer, _value in _leaves(overrides)):
         return {}
+    if worker is None:
+        found = paths.get_path(cclass, ".".join(_control_plane_ref_keys(cclass)))
+        return {None: found} if found else {}
     return worker_template_refs(cclass)
 
 
@@ -340,12 +349,17 @@ def change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apivers
     try:
         values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind)
     except RolloutError as err:
-        if err.reason != "topology_no_variable" or kind == apiversion.KUBEADM_CONTROL_PLANE or worker_templates is None:
+        if err.reason != "topology_no_variable" or not worker_templates:
             raise
         unmapped = err
     else:
         path = "Cluster variable" if kind == apiversion.KUBEADM_CONTROL_PLANE else "variable override"
         return {"path": path, "values": values, "worker_class": None, "why": why}
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        template = worker_templates.get(None)
+        if template is None or template.get("kind") != template_kind:
+            raise unmapped
+        return _rebase_change(cclass, cluster, None, template, overrides, ref, "a control plane has no class to switch")
     name = paths.get_path(cclass, "metadata.name")
     current = worker_class_of(cluster, obj, ref)
     unfit = {worker: _class_fits(cclass, worker, template, template_kind, overrides)
@@ -465,7 +479,8 @@ def incompatible(current, desired):
 
 
 def clone_class(cclass, worker, template, overrides, ref=None):
-    """Path (c): the ClusterClass to create so that worker class ``worker`` gets a template with ``overrides``
+    """Path (c): the ClusterClass to create so that worker class ``worker`` (None: the control plane's machine
+    infrastructure) gets a template with ``overrides``
     (spec.template.spec fields): {name, object, template (core.template_clone.plan_clone of the class's ``template``
     with them: same kind and namespace, named ``<template>-<hash of its spec>``), diff}. The clone has the class's
     spec with only that worker class's infrastructure template reference changed, in the class's namespace, named
@@ -474,8 +489,10 @@ def clone_class(cclass, worker, template, overrides, ref=None):
     Cluster webhook would refuse the rebase (core.topology.incompatible)."""
     made = template_clone.plan_clone(template, overrides)
     spec = copy.deepcopy(cclass.get("spec") or {})
+    if worker is None:
+        paths.get_path({"spec": spec}, ".".join(_control_plane_ref_keys(cclass)))["name"] = made["name"]
     for entry in paths.get_path(spec, "workers.machineDeployments", []) or []:
-        if entry.get("class") == worker:
+        if worker is not None and entry.get("class") == worker:
             paths.get_path(entry, ".".join(_worker_ref_keys(entry)))["name"] = made["name"]
     digest = template_clone.spec_hash(spec)
     meta = cclass.get("metadata") or {}
@@ -506,16 +523,25 @@ def rolled_by_rebase(cluster, worker):
 
 
 def _rebase_change(cclass, cluster, worker, template, overrides, ref, looked):
-    """The change of path (c) (core.topology.change_for) for an MD of worker class ``worker`` whose ``template``
-    (the class's, as read) lacks ``overrides``."""
+    """The change of path (c) (core.topology.change_for) for an MD of worker class ``worker`` (None: a control plane)
+    whose ``template`` (the class's, as read) lacks ``overrides``; when it carries them (a control plane's re-run:
+    an MD's own class fits then, path (b)) the Cluster's class holds the change, and nothing is cloned."""
+    name = paths.get_path(cclass, "metadata.name")
+    if not template_lacks(template, overrides):
+        return {"path": "ClusterClass rebase", "values": {}, "worker_class": None, "cluster_class": class_name(cluster),
+                "clone": None, "why": f"the {template.get('kind')} of ClusterClass {name} has the values"}
     clone = clone_class(cclass, worker, template, overrides, ref=ref)
-    rolled = ", ".join(f"spec.topology.workers.machineDeployments[{name}]" for name in rolled_by_rebase(cluster, worker))
     shown = ", ".join(f"{pointer.rpartition('/')[2]}={value}" for pointer, value in _leaves(overrides))
-    why = (f"no variable of ClusterClass {paths.get_path(cclass, 'metadata.name')} is patched onto those fields of worker "
-           f"class {worker} and no worker class has them ({looked}): ClusterClass {clone['name']} is a clone whose worker "
-           f"class {worker} takes {template.get('kind')} {clone['template']['name']} (a clone of "
-           f"{paths.get_path(template, 'metadata.name')} with {shown}); the rebase rolls every MachineDeployment of worker "
-           f"class {worker} of the Cluster together: {rolled}")
+    if worker is None:
+        whose, rolled = "the control plane's machine infrastructure", \
+            "the rebase rolls the control plane of the Cluster (its MachineDeployments keep their templates)"
+    else:
+        whose = f"worker class {worker}"
+        rolled = ("the rebase rolls every MachineDeployment of worker class " + worker + " of the Cluster together: "
+                  + ", ".join(f"spec.topology.workers.machineDeployments[{md}]" for md in rolled_by_rebase(cluster, worker)))
+    why = (f"no variable of ClusterClass {name} is patched onto those fields of {whose} and no worker class has them "
+           f"({looked}): ClusterClass {clone['name']} is a clone whose {whose} takes {template.get('kind')} "
+           f"{clone['template']['name']} (a clone of {paths.get_path(template, 'metadata.name')} with {shown}); {rolled}")
     return {"path": "ClusterClass rebase", "values": {}, "worker_class": None, "cluster_class": clone["name"],
             "clone": clone, "why": why}
 

@@ -199,3 +199,46 @@ def test_restart_records_the_rebase_and_undo_rebases_back(version):
     with pytest.raises(RolloutError) as err:
         undo.plan_undo(md, objs.NOW, observed=Observed(cluster=other), undo_rollout_id="hw-c")
     assert err.value.reason == "changed_since_rollout" and f"ClusterClass=other (not {name})" in err.value.msg
+
+
+def _kcp(version="v1beta2"):
+    return objs.label(objs.kubeadm_control_plane(version), "topology.cluster.x-k8s.io/owned", "")
+
+
+def _cp_class(version="v1beta2"):
+    cclass = _class(version)
+    ref = {"apiVersion": INFRA, "kind": "DockerMachineTemplate", "name": "t-cp"}
+    cclass["spec"]["controlPlane"]["machineInfrastructure"] = {"templateRef": ref} if version == "v1beta2" else {"ref": ref}
+    return cclass
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_a_control_plane_no_variable_maps_is_rebased_onto_a_clone_with_a_new_machine_template(version):
+    kcp, cluster, cclass = _kcp(version), _cluster(version), _cp_class(version)
+    needed = topology.templates_needed(cclass, cluster, kcp, "kcp", "DockerMachineTemplate", {"customImage": "img:2"},
+                                       kind="KubeadmControlPlane")
+    assert needed == {None: {"apiVersion": INFRA, "kind": "DockerMachineTemplate", "name": "t-cp"}}
+    plan = restart.plan_topology_switch(kcp, objs.NOW, {"customImage": "img:2"}, cclass,
+                                        observed=Observed(cluster=cluster, api_version=version),
+                                        recording=Recording(rollout_id="hw-cp"),
+                                        worker_templates={None: _template("t-cp", customImage="img:1")})
+    clone = plan["clone"]
+    keys = ("templateRef",) if version == "v1beta2" else ("ref",)
+    assert clone["object"]["spec"]["controlPlane"]["machineInfrastructure"][keys[0]]["name"] == clone["template"]["name"]
+    assert clone["object"]["spec"]["workers"] == cclass["spec"]["workers"]
+    assert "rolls the control plane of the Cluster" in plan["message"] and plan["hold"]["cluster_class"] == clone["name"]
+    rebased = objs.apply_json_patch(cluster, plan["owner"]["patch"])
+    assert topology.class_name(rebased) == clone["name"]
+    # a re-run: the clone's control-plane template has the values, nothing to change
+    again = restart.plan_topology_switch(objs.apply_json_patch(kcp, plan["patch"]), objs.NOW, {"customImage": "img:2"},
+                                         clone["object"], observed=Observed(cluster=rebased, api_version=version),
+                                         worker_templates={None: clone["template"]["object"]})
+    assert again["changed"] is False
+    # undo rebases back
+    back = undo.plan_undo(objs.apply_json_patch(kcp, plan["patch"]), objs.NOW, observed=Observed(cluster=rebased),
+                          undo_rollout_id="hw-cp")
+    assert topology.class_name(objs.apply_json_patch(rebased, back["owner"]["patch"])) == "bare"
+    # positive control: without the control plane's template read, no variable maps it: refused as before
+    with pytest.raises(RolloutError) as err:
+        restart.plan_topology_switch(kcp, objs.NOW, {"customImage": "img:2"}, cclass, observed=Observed(cluster=cluster))
+    assert err.value.reason == "topology_no_variable"

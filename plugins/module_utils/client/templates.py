@@ -22,6 +22,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.requests impor
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
@@ -219,6 +220,14 @@ def create_class_clone(api, discovery, clone, ref, dry_run=False):
                                      dry_run=dry_run)
     if existing is not None:
         template["compare"](existing)
+    dropped = template_clone.dropped_fields(template["object"], made or existing)
+    if dropped:
+        # pruned by the kind's schema (a typo in the overrides): the clone would not carry the value
+        raise RolloutError(f"the API server drops {', '.join(dropped)}: {template['kind']} has no such field, so the "
+                           "ClusterClass clone's template would not carry it; the Cluster was not changed",
+                           ref=template["ref"], reason="pruned_fields",
+                           hint=f"fix the field name in overrides (kubectl explain {template['kind'].lower()}"
+                                ".spec.template.spec lists the fields the installed provider knows)")
     cclass = clone["object"]
     group, _sep, version = cclass["apiVersion"].rpartition("/")
     namespace = cclass["metadata"]["namespace"]

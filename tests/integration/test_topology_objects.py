@@ -775,7 +775,7 @@ def test_new_hardware_for_a_control_plane_by_a_class_clone_and_a_rebase(topo):
     """Path (c) for a control plane (the same code on every release: v1beta1 and v1beta2): no variable of "lone" maps
     the control plane's machine template, so tc is rebased onto a clone whose control plane takes a clone of that
     template with the image; the control plane rolls (every control-plane Machine new), the MDs keep their Machines;
-    the undo rebases tc back. Runs after the MD case, which leaves tc on "lone"."""
+    the undo rebases tc back onto "lone", where the MD case starts and ends too."""
     kcp = _tc_kcp(topo)
     name = kcp["metadata"]["name"]
     selector = f"cluster.x-k8s.io/control-plane-name={name}"

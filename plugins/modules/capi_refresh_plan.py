@@ -31,7 +31,10 @@ description:
     likewise through a Cluster-level C(spec.topology.variables) value of a variable its ClusterClass patches onto the
     control plane's machine template only. A MachineDeployment whose overrides no class variable maps is switched to
     another worker class of its ClusterClass whose template has the values (path (b) - the templates of its worker
-    classes read, one GET each; the notes name the class and why). Otherwise it is blocked.
+    classes read, one GET each; the notes name the class and why). When no worker class has them, its Cluster is
+    rebased onto a clone of the ClusterClass whose worker class takes a clone of its template with the values (path
+    (c) - the creates of both sent as server-side dry runs); every MachineDeployment of that worker class of the
+    Cluster rolls with it, so those go in one wave and count as one object there (O(max_in_flight), O(canary)).
   - "Never writes: the creates are always dry runs, in check mode or not (always C(changed=false)). Requests: per
     namespace one list per kind, the Clusters and the MachineSets; one list per template kind; one dry-run create
     per new template."

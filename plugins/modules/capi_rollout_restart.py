@@ -35,8 +35,16 @@ description:
     worker C(class) (C(spec.topology.workers.machineDeployments[].class)) is switched to another worker class of the
     same ClusterClass whose infrastructure template carries every value and onto which no class variable patches
     those fields (its own class when it does already; else the first by name, the others named in the message);
-    this reads the worker classes' templates (one GET each). A field neither path covers fails with
-    RV(reason)=V(topology_no_variable), naming each worker class and why it does not fit. The
+    this reads the worker classes' templates (one GET each). When no worker class carries the values, a clone of
+    the ClusterClass is created (same namespace and spec, named C(<class>-<hash of its spec>)) whose worker class of
+    the MachineDeployment takes a clone of its infrastructure template with the values (C(<template>-<hash>)), and
+    the Cluster is rebased onto it (C(spec.topology.class) / C(spec.topology.classRef.name)) - every
+    MachineDeployment of that worker class of the Cluster rolls with it, and the message names them (select them
+    together - one Cluster write for all). The creates are sent as server-side dry runs before any write. Only when
+    the MachineDeployment's own class's template is missing does it fail with RV(reason)=V(topology_no_variable),
+    naming each worker class and why it does not fit. A KubeadmControlPlane no control-plane variable covers is
+    rebased the same way onto a clone whose control plane takes a clone of its machine infrastructure template
+    (only the control plane rolls). The
     Cluster write is in RV(objects[].owner); the object's own patch only records it (history entry C(topology)).
   - When several objects are selected, all are checked first; one refusal fails the task before any change.
   - Without O(rollout_id) every run restarts (like C(kubectl rollout restart)); with O(rollout_id) the restart is
@@ -477,7 +485,8 @@ objects:
       description:
         - What a wait holds this object to after new hardware through its Cluster topology (the template the topology
           generates gets a name only then) - C(overrides) (the per-MD variable overrides written), C(class) (the
-          worker class switched to, only for a class switch) and C(template) (the template values asked for). It is
+          worker class switched to, only for a class switch), C(cluster_class) (the ClusterClass clone the Cluster
+          was rebased onto, only for a rebase) and C(template) (the template values asked for). It is
           the O(capi.rollout.capi_rollout_wait#module:objects[].topology) of that object; O(wait) holds it to them too
           (done only on a template carrying the values, drift when the Cluster topology no longer holds the overrides
           or the class).

@@ -39,7 +39,9 @@ description:
   - A MachineDeployment a Cluster topology (ClusterClass) manages (the label C(topology.cluster.x-k8s.io/owned) and a
     Cluster with a C(spec.topology)) is undone through its Cluster, without O(force) and O(to_revision) - the newest
     topology change its history records (O(undo_rollout_id) - every change of that rollout) is reverted, its per-MD
-    C(variables.overrides) put back as they were before, as a JSON patch of the Cluster that tests what the change
+    C(variables.overrides) put back as they were before (its worker C(class) switched back; a Cluster rebased onto a
+    ClusterClass clone rebased back onto the class from before, the clone and its template kept, as Machines still
+    reference the template during the rollout), as a JSON patch of the Cluster that tests what the change
     wrote. A Cluster topology someone changed since is left alone (C(reason=changed_since_rollout), naming who). The
     topology controller then generates the template and rolls the MachineDeployment (C(docs/clusterclass.md)).
   - A KubeadmControlPlane a Cluster topology manages is undone the same way when its history records a topology

@@ -98,6 +98,12 @@ options:
               - The worker class (C(spec.topology.workers.machineDeployments[].class)) its topology entry must keep, for
                 a change by a worker class switch (C(docs/clusterclass.md), path (b)); another class is V(drift).
             type: str
+          cluster_class:
+            description:
+              - The ClusterClass its Cluster must stay on (C(spec.topology.class) / C(spec.topology.classRef.name)), for
+                a change by a rebase onto a clone of the ClusterClass (C(docs/clusterclass.md), path (c)); another class
+                is V(drift).
+            type: str
           template:
             description:
               - The fields under C(spec.template.spec) of its infrastructure template that the template it is on must
@@ -478,6 +484,7 @@ def main():
                 "topology": {"type": "dict", "options": {
                     "overrides": {"type": "dict", "required": True},
                     "class": {"type": "str"},
+                    "cluster_class": {"type": "str"},
                     "template": {"type": "dict", "default": {}},
                     "not_on": {"type": "str"},
                 }},

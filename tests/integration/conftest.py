@@ -266,17 +266,32 @@ def topology_cluster(namespace="default"):
             "machine_deployments": [{"name": "md-0", "class": "default-worker", "replicas": 1}]}
 
 
+# path (c) of new hardware for topology MDs (test_topology_objects.py): a class whose one worker class no variable
+# patches, and a Cluster of two MDs of that class, in a namespace of their own (the rebase changes the Cluster's class)
+REBASE_NAMESPACE = "topo-rebase"
+
+
+def rebase_class_and_cluster():
+    """(ClusterClass "lone", topology Cluster "tc" with MDs md-0 and md-1 of its worker class small, 1 replica each)."""
+    return ({"name": "lone", "namespace": REBASE_NAMESPACE, "control_plane_image": TOPOLOGY_IMAGE,
+             "workers": [{"class": "small", "image": TOPOLOGY_IMAGE}]},
+            {"name": "tc", "namespace": REBASE_NAMESPACE, "kubernetes_version": "v1.30.4", "topology": {"class": "lone"},
+             "control_plane": {"replicas": 1},
+             "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1},
+                                     {"name": "md-1", "class": "small", "replicas": 1}]})
+
+
 IN_PLACE_FLEET = {
     "defaults": {"provision_seconds": 1},
     "management_clusters": [{
         "name": "it-inplace", "capi_version": "v1.12.3", "features": ["InPlaceUpdates"],
         "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
-        "cluster_classes": [topology_class(IN_PLACE_TOPOLOGY_NAMESPACE)],
+        "cluster_classes": [topology_class(IN_PLACE_TOPOLOGY_NAMESPACE), rebase_class_and_cluster()[0]],
         "workload_clusters": [
             {"name": "wi", "kubernetes_version": "v1.30.4", "machine_deployments": [
                 {"name": "replace", "replicas": 2, "strategy": IN_PLACE_STRATEGY},
                 {"name": "allow", "replicas": 2, "strategy": IN_PLACE_STRATEGY}]},
-            topology_cluster(IN_PLACE_TOPOLOGY_NAMESPACE)],
+            topology_cluster(IN_PLACE_TOPOLOGY_NAMESPACE), rebase_class_and_cluster()[1]],
     }],
 }
 

@@ -9,7 +9,11 @@ import json
 
 import pytest
 
-from conftest import IN_PLACE_TOPOLOGY_NAMESPACE, TOPOLOGY_IMAGE as IMAGE, CapiEnv, per_fleet, topology_class, topology_cluster
+from conftest import (
+    IN_PLACE_TOPOLOGY_NAMESPACE, REBASE_NAMESPACE, TOPOLOGY_IMAGE as IMAGE, CapiEnv, per_fleet, rebase_class_and_cluster,
+    topology_class, topology_cluster,
+)
+from playbook import run_module
 
 pytestmark = pytest.mark.needs_controller
 
@@ -36,14 +40,17 @@ def topology_fleet(capi_version):
                 topology_class(),
                 # path (b): no variable, two worker classes with their own images, for Cluster "tb" (its namespace)
                 {"name": "bare", "namespace": PATHS_NS, "control_plane_image": IMAGE,
-                 "workers": [{"class": "small", "image": IMAGE}, {"class": "big", "image": BIG_IMAGE}]}],
+                 "workers": [{"class": "small", "image": IMAGE}, {"class": "big", "image": BIG_IMAGE}]},
+                # path (c): Cluster "tc" (its namespace)
+                rebase_class_and_cluster()[0]],
             "workload_clusters": [
                 topology_cluster(),
                 # a plain cluster beside it: a wave whose other object fails (the role's automatic undo)
                 {"name": "plain", "kubernetes_version": "v1.30.4", "control_plane": {"replicas": 1},
                  "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 {"name": "tb", "namespace": PATHS_NS, "kubernetes_version": "v1.30.4", "topology": {"class": "bare"},
-                 "control_plane": {"replicas": 1}, "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1}]}],
+                 "control_plane": {"replicas": 1}, "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1}]},
+                rebase_class_and_cluster()[1]],
         }],
     }
 
@@ -344,9 +351,11 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     image = "kindest/node:v1.30.4-gen2"
     switch = [{"name": name, "template": {"overrides": {"customImage": image}}}]
     mark = topo.mark()
+    # no variable maps "extra" and quick-start has no other worker class: path (c), whose template clone's dry run
+    # (before any write) shows the API server would drop the unknown field
     unmapped = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"extra": "x"}}}])
-    assert unmapped.failed and unmapped["reason"] == "topology_no_variable", unmapped.get("msg")
-    assert "/spec/template/spec/extra" in unmapped["msg"] and unmapped["msg"].startswith(_ref(topo, "machinedeployment", name))
+    assert unmapped.failed and unmapped["reason"] == "pruned_fields", unmapped.get("msg")
+    assert "spec.template.spec.extra" in unmapped["msg"] and "was not changed" in unmapped["msg"], unmapped["msg"]
     checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True)
     assert not checked.failed and checked["changed"] is True, checked.get("msg")
     assert not topo.writes(mark)
@@ -553,10 +562,12 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     name = _tb_md(topo)["metadata"]["name"]
     switch = [{"name": name, "template": {"overrides": {"customImage": BIG_IMAGE}}}]
     mark = topo.mark()
-    none_fits = topo.run("capi_rollout_restart", namespace=PATHS_NS,
+    # a value no worker class carries takes path (c) instead (test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo)
+    none_fits = topo.run("capi_rollout_restart", namespace=PATHS_NS, check=True,
                          switches=[{"name": name, "template": {"overrides": {"customImage": "kindest/node:v9"}}}])
-    assert none_fits.failed and none_fits["reason"] == "topology_no_variable", none_fits.get("msg")
-    assert f"big: its template has customImage={BIG_IMAGE}" in none_fits["msg"], none_fits["msg"]
+    assert not none_fits.failed, none_fits.get("msg")
+    assert f"big: its template has customImage={BIG_IMAGE}" in none_fits["objects"][0]["message"], none_fits["objects"]
+    assert "spec.topology.classRef.name: bare-" in none_fits["objects"][0]["message"] or topo.version == "v1beta1"
     checked = topo.run("capi_rollout_restart", namespace=PATHS_NS, switches=switch, rollout_id="hw-b", check=True, diff=True)
     assert not checked.failed and checked["changed"] is True, checked.get("msg")
     assert not topo.writes(mark) and _tb_class(topo) == "small"
@@ -600,6 +611,197 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     last = json.loads(_tb_md(topo)["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
     assert last["action"] == "rolled_back" and last["topology_class"] == ["big", "small"], last
     assert _tb_class(topo) == "small" and _tb_rolled(topo, name, IMAGE, machines_before)
+
+
+REBASE_IMAGE = "kindest/node:v1.30.4-rebase"
+
+
+def _tc_mds(topo):
+    """{topology name: MD} of Cluster tc."""
+    items = topo.admin.list(topo.path("MachineDeployment", REBASE_NAMESPACE), label_selector="cluster.x-k8s.io/cluster-name=tc")
+    return {item["metadata"]["labels"][DEPLOYMENT_NAME]: item for item in items["items"]}
+
+
+def _tc_class(topo):
+    topology = topo.get("Cluster", "tc", REBASE_NAMESPACE)["spec"]["topology"]
+    return topology["class"] if topo.version == "v1beta1" else topology["classRef"]["name"]
+
+
+def _tc_machines(topo):
+    """{MD topology name: {Machine name: Machine}} of Cluster tc's MDs."""
+    return {entry: topo.machines(f"cluster.x-k8s.io/deployment-name={md['metadata']['name']}", REBASE_NAMESPACE)
+            for entry, md in _tc_mds(topo).items()}
+
+
+def _tc_rolled(topo, image, before, written_at):
+    """Every MD of tc on a template the topology generated with ``image``, and every Machine new: not one of
+    ``before`` and created at or after ``written_at`` (the Cluster write's time, RFC 3339 seconds)."""
+    for entry, md in _tc_mds(topo).items():
+        template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"],
+                            REBASE_NAMESPACE)
+        machines = _tc_machines(topo)[entry]
+        if template["spec"]["template"]["spec"].get("customImage") != image or not machines or set(machines) & before[entry] \
+                or any(m["metadata"]["creationTimestamp"] < written_at for m in machines.values()):
+            return False
+    return True
+
+
+def _written_at(topo):
+    """When capi-rollout last wrote Cluster tc (its managedFields entry)."""
+    fields = topo.get("Cluster", "tc", REBASE_NAMESPACE)["metadata"]["managedFields"]
+    return max(f["time"] for f in fields if f["manager"] == "capi-rollout")
+
+
+@per_release
+def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
+    """Path (c): ClusterClass "lone" patches no variable and has one worker class, whose template lacks the image asked
+    for, so the collection creates a clone of the class whose worker class small takes a clone of its template with the
+    image, and rebases Cluster tc onto it (check mode: dry runs of both creates and of the Cluster write, nothing
+    written; the diff shows the class and the template field; md-0's message names md-1, which rolls with it; the
+    refresh plan puts both in one wave). Both MDs in one call: one Cluster write, both recorded, every Machine new on
+    templates the topology generated; a re-run changes nothing; the undo rebases tc back onto "lone" (the clone is
+    kept). Without create on clusterclasses (docs/rbac.yml) nothing is written."""
+    mds = _tc_mds(topo)
+    assert sorted(mds) == ["md-0", "md-1"], mds
+    switch = [{"name": mds["md-0"]["metadata"]["name"], "template": {"overrides": {"customImage": REBASE_IMAGE}}}]
+
+    # least privilege: the role without create on clusterclasses fails before any write (docs/rbac.yml has it)
+    role_path = "/apis/rbac.authorization.k8s.io/v1/clusterroles/capi-rollout-operator"
+    role = topo.admin.get(role_path)
+    rules = [dict(rule, verbs=[verb for verb in rule["verbs"] if verb != "create"])
+             if rule.get("resources") == ["clusterclasses"] else rule for rule in role["rules"]]
+    assert rules != role["rules"]
+    mark = topo.mark()
+    topo.admin.request("PATCH", role_path, content_type="application/merge-patch+json", body={"rules": rules})
+    try:
+        denied = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=switch, rollout_id="hw-c")
+    finally:
+        topo.admin.request("PATCH", role_path, content_type="application/merge-patch+json", body={"rules": role["rules"]})
+    assert denied.failed and denied["reason"] == "forbidden" and "clusterclasses" in denied["msg"], denied.get("msg")
+    assert not topo.writes(mark) and _tc_class(topo) == "lone"
+    # positive control of the audit log: the dry run of the template create was recorded
+    assert ("create", "dockermachinetemplates") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+
+    mark = topo.mark()
+    checked = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=switch, rollout_id="hw-c", check=True,
+                       diff=True)
+    assert not checked.failed and checked["changed"] is True, checked.get("msg")
+    assert not topo.writes(mark) and _tc_class(topo) == "lone"
+    dry = [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert {("create", "dockermachinetemplates"), ("create", "clusterclasses"), ("patch", "clusters")} <= set(dry), dry
+    texts = json.dumps(checked["diff"])
+    class_field = "class" if topo.version == "v1beta1" else "classRef"
+    assert class_field in texts and "lone-" in texts and REBASE_IMAGE in texts, checked["diff"]
+
+    # the message of md-0 alone names md-1: the rebase rolls both
+    message = checked["objects"][0]["message"]
+    assert "rolls every MachineDeployment of worker class small" in message, message
+    assert "machineDeployments[md-0]" in message and "machineDeployments[md-1]" in message
+
+    # the refresh plan: both MDs one unit, in one wave (max_in_flight 1)
+    # (run_module: CapiEnv.run would add the env's namespace, which capi_refresh_plan has not)
+    planned = run_module(topo.fleet.inventory, topo.host, "capi_refresh_plan", {
+        "namespaces": [REBASE_NAMESPACE], "refresh_id": "plan-c", "max_in_flight": 1,
+        "templates": {"overrides": {"customImage": REBASE_IMAGE}}}, check=True, kubeconfig="{{ capi_kubeconfig }}")
+    assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
+    refs = sorted(f"machinedeployment/{REBASE_NAMESPACE}/{md['metadata']['name']}" for md in mds.values())
+    assert [sorted(wave["objects"]) for wave in planned["plan"]["waves"]] == [refs], planned["plan"]["waves"]
+    assert not topo.writes(mark)
+
+    # both in one call, as a wave of the role does: one Cluster write, both recorded
+    before = {entry: set(machines) for entry, machines in _tc_machines(topo).items()}
+    both = [dict(switch[0], name=md["metadata"]["name"]) for md in mds.values()]
+    mark = topo.mark()
+    res = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=both, rollout_id="hw-c", wait=True,
+                   wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    assert [entry["changed"] for entry in res["objects"]] == [True, True], res["objects"]
+    entry = res["objects"][0]
+    clone = entry["hold"]["cluster_class"]
+    assert entry["hold"] == {"overrides": {}, "template": {"customImage": REBASE_IMAGE}, "cluster_class": clone}
+    assert res["objects"][1]["hold"] == entry["hold"]
+    assert clone.startswith("lone-") and entry["owner"]["ref"] == f"cluster/{REBASE_NAMESPACE}/tc", entry
+    writes = [e for e in topo.writes(mark) if e["objectRef"]["resource"] in ("clusters", "clusterclasses", "dockermachinetemplates")]
+    # the clone and its template once, and one Cluster write for both MDs
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in writes] == [
+        ("create", "dockermachinetemplates"), ("create", "clusterclasses"), ("patch", "clusters")], writes
+    assert all("fieldManager=capi-rollout" in e["requestURI"] for e in writes), writes
+    # read back: the Cluster on the clone, same namespace and worker classes; both MDs rolled together
+    assert _tc_class(topo) == clone
+    cloned = topo.get("ClusterClass", clone, REBASE_NAMESPACE)
+    assert [w["class"] for w in cloned["spec"]["workers"]["machineDeployments"]] == ["small"]
+    written_at = _written_at(topo)
+    topo.wait_for("every Machine of md-0 and md-1 replaced", lambda: _tc_rolled(topo, REBASE_IMAGE, before, written_at))
+    for md in _tc_mds(topo).values():
+        # the template reference is the topology's, on a template it generated
+        owners = [f["manager"] for f in md["metadata"]["managedFields"] if "f:infrastructureRef" in json.dumps(f.get("fieldsV1"))]
+        assert owners == ["capi-topology"], owners
+        template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"],
+                            REBASE_NAMESPACE)
+        assert "topology.cluster.x-k8s.io/owned" in template["metadata"]["labels"], template["metadata"]
+    again = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=both, rollout_id="hw-c")
+    assert not again.failed and again["changed"] is False, again.get("msg")
+
+    before = {entry: set(machines) for entry, machines in _tc_machines(topo).items()}
+    mark = topo.mark()
+    undone = topo.run("capi_rollout_undo", names=[md["metadata"]["name"] for md in mds.values()], namespace=REBASE_NAMESPACE,
+                      undo_rollout_id="hw-c", rollout_id="hw-c-undo", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not undone.failed, undone.get("msg")
+    for entry in undone["objects"]:
+        assert entry["action"] == "rolled_back" and entry["hold"]["cluster_class"] == "lone", entry["message"]
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)] == [
+        ("patch", "clusters"), ("patch", "machinedeployments"), ("patch", "machinedeployments")]
+    for md in _tc_mds(topo).values():
+        last = json.loads(md["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+        assert last["action"] == "rolled_back" and last["topology_cluster_class"] == [clone, "lone"], last
+    assert _tc_class(topo) == "lone" and topo.get("ClusterClass", clone, REBASE_NAMESPACE)
+    written_at = _written_at(topo)
+    topo.wait_for("every Machine of md-0 and md-1 replaced again", lambda: _tc_rolled(topo, IMAGE, before, written_at))
+
+
+def _tc_kcp(topo):
+    return topo.get("KubeadmControlPlane", topo.get("Cluster", "tc", REBASE_NAMESPACE)["spec"]["controlPlaneRef"]["name"],
+                    REBASE_NAMESPACE)
+
+
+def _kcp_image(topo, kcp):
+    spec = kcp["spec"]["machineTemplate"]
+    ref = spec["infrastructureRef"] if topo.version == "v1beta1" else spec["spec"]["infrastructureRef"]
+    return topo.get("DockerMachineTemplate", ref["name"], REBASE_NAMESPACE)["spec"]["template"]["spec"].get("customImage")
+
+
+@pytest.mark.parametrize("topo", per_fleet(("v1.10", "v1.14"), "topology"), indirect=True)
+def test_new_hardware_for_a_control_plane_by_a_class_clone_and_a_rebase(topo):
+    """Path (c) for a control plane (the same code on every release: v1beta1 and v1beta2): no variable of "lone" maps
+    the control plane's machine template, so tc is rebased onto a clone whose control plane takes a clone of that
+    template with the image; the control plane rolls (every control-plane Machine new), the MDs keep their Machines;
+    the undo rebases tc back onto "lone", where the MD case starts and ends too."""
+    kcp = _tc_kcp(topo)
+    name = kcp["metadata"]["name"]
+    selector = f"cluster.x-k8s.io/control-plane-name={name}"
+    before, workers = set(topo.machines(selector, REBASE_NAMESPACE)), _tc_machines(topo)
+    switch = [{"name": name, "template": {"overrides": {"customImage": REBASE_IMAGE}}}]
+    res = topo.run("capi_rollout_restart", kind="KubeadmControlPlane", namespace=REBASE_NAMESPACE, switches=switch,
+                   rollout_id="hw-c-cp", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not res.failed, res.get("msg")
+    entry = res["objects"][0]
+    clone = entry["hold"]["cluster_class"]
+    assert clone.startswith("lone-") and _tc_class(topo) == clone, entry
+    assert "rolls the control plane of the Cluster" in entry["message"], entry["message"]
+    assert _kcp_image(topo, _tc_kcp(topo)) == REBASE_IMAGE
+    machines = set(topo.machines(selector, REBASE_NAMESPACE))
+    assert machines and not machines & before
+    # the MachineDeployments kept their templates and Machines (positive control of "only the control plane")
+    assert {k: set(v) for k, v in _tc_machines(topo).items()} == {k: set(v) for k, v in workers.items()}
+
+    before = machines
+    undone = topo.run("capi_rollout_undo", kind="KubeadmControlPlane", name=name, namespace=REBASE_NAMESPACE,
+                      undo_rollout_id="hw-c-cp", wait=True, wait_timeout=300, stall_timeout=120)
+    assert not undone.failed, undone.get("msg")
+    assert undone["objects"][0]["hold"]["cluster_class"] == "lone" and _tc_class(topo) == "lone"
+    assert _kcp_image(topo, _tc_kcp(topo)) == IMAGE
+    machines = set(topo.machines(selector, REBASE_NAMESPACE))
+    assert machines and not machines & before
 
 
 @pytest.mark.parametrize("topo", [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))], indirect=True)

@@ -20,7 +20,9 @@ import copy
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import NOT_SERVED, ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
@@ -206,6 +208,44 @@ def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):
     created.setdefault("kind", tkind.kind)
     created.setdefault("apiVersion", tkind.api_version)
     return created, None
+
+
+def create_class_clone(api, discovery, clone, ref, dry_run=False):
+    """Create the template of a ClusterClass clone (core.topology.clone_class: topology path (c)), then the clone, for
+    the object ``ref``; whether the template was made (False: it existed). One that exists already (a re-run after a
+    failed Cluster write) is taken when it has the planned content: their names are hashes of it."""
+    template = clone["template"]
+    tkind = template_kind(discovery, {"api_version": template["api_version"], "kind": template["kind"]})
+    made, existing = create_template(api, tkind, template["namespace"], template["object"], ref=template["ref"],
+                                     dry_run=dry_run)
+    if existing is not None:
+        template["compare"](existing)
+    dropped = template_clone.dropped_fields(template["object"], made or existing)
+    if dropped:
+        # pruned by the kind's schema (a typo in the overrides): the clone would not carry the value
+        raise RolloutError(f"the API server drops {', '.join(dropped)}: {template['kind']} has no such field, so the "
+                           "ClusterClass clone's template would not carry it; the Cluster was not changed",
+                           ref=template["ref"], reason="pruned_fields",
+                           hint=f"fix the field name in overrides (kubectl explain {template['kind'].lower()}"
+                                ".spec.template.spec lists the fields the installed provider knows)")
+    cclass = clone["object"]
+    group, _sep, version = cclass["apiVersion"].rpartition("/")
+    namespace = cclass["metadata"]["namespace"]
+    class_ref = make_ref("ClusterClass", namespace, clone["name"])
+    try:
+        api.request("POST", resource_path(group, version, "clusterclasses", namespace), body=cclass, verb="create",
+                    dry_run=dry_run)
+    except ApiError as err:
+        if err.status != 409:
+            raise api_error(err, ref=class_ref, verb="create", resource={"group": group, "plural": "clusterclasses"},
+                            namespace=namespace, host=api.host)
+        found = api.get(resource_path(group, version, "clusterclasses", namespace, clone["name"]))
+        digest = cclass["metadata"]["annotations"][keys.SPEC_HASH_ANNOTATION]
+        if ((found.get("metadata") or {}).get("annotations") or {}).get(keys.SPEC_HASH_ANNOTATION) != digest:
+            raise RolloutError(f"{class_ref} exists and is not the clone planned for {ref} (its annotation "
+                               f"{keys.SPEC_HASH_ANNOTATION} is not {digest}); the Cluster was not changed", ref=class_ref,
+                               reason="template_conflict", hint="delete that ClusterClass if no Cluster uses it, and re-run")
+    return made is not None
 
 
 def template_exists(api, discovery, namespace, target, ref=None):

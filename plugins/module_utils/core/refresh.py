@@ -359,6 +359,9 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
             obj["wait"] = {key: value for key, value in obj["wait"].items() if key != "infrastructure_ref"}
             obj["wait"]["topology"] = topo["hold"]
             obj["notes"].append(f"through its Cluster topology ({topo['path']}): {topo['change']}; {topo['why']}")
+            if topo["hold"].get("cluster_class"):
+                # a rebase rolls every MD of that worker class of the Cluster at once: one unit in one wave (plan_waves)
+                obj["unit"] = f"cluster/{entry.get('namespace')}/{entry.get('cluster')} onto {topo['hold']['cluster_class']}"
         if refresh_id and last.get("id") == undo_id(refresh_id):
             obj.update(action=SKIP, result="skipped",
                        notes=[f"switched back by the undo of refresh {refresh_id} at {last.get('at')}; start a new "
@@ -404,14 +407,15 @@ def plan_waves(objects, max_in_flight=1, canary=False):
     """Waves for the objects to switch: control planes first (never a canary), then MachineDeployments.
 
     Returns the waves ({index, name, kind, objects: [refs]}) and sets ``wave`` (index) and ``wave_name`` on
-    the objects (in place).
+    the objects (in place). Objects of one ``unit`` (the MDs of a Cluster rebased onto a ClusterClass clone, which
+    roll together whatever the waves say) go in one wave and count as one object there (max_in_flight, canary).
     """
     to_switch = [obj for obj in objects if obj.get("action") == SWITCH]
     cps = [obj for obj in to_switch if obj.get("kind") == KUBEADM_CONTROL_PLANE]
     mds = [obj for obj in to_switch if obj.get("kind") != KUBEADM_CONTROL_PLANE]
     out = []
     cp_waves = waves(cps, max_in_flight, canary=False, name="control-plane")
-    md_waves = waves(mds, max_in_flight, canary=canary, name="wave", start=len(cp_waves))
+    md_waves = _unit_waves(mds, max_in_flight, canary, start=len(cp_waves))
     for kind, group in ((KUBEADM_CONTROL_PLANE, cp_waves), (MACHINE_DEPLOYMENT, md_waves)):
         for wave in group:
             for obj in wave["objects"]:
@@ -420,6 +424,22 @@ def plan_waves(objects, max_in_flight=1, canary=False):
             out.append({"index": wave["index"], "name": wave["name"], "kind": kind,
                         "objects": [obj["ref"] for obj in wave["objects"]]})
     return out
+
+
+def _unit_waves(objects, max_in_flight, canary, start):
+    """waves() over the units of ``objects`` (a unit: the objects of one ``unit`` key, or an object without one), each
+    wave then holding every object of its units."""
+    units, by_key = [], {}
+    for obj in objects:
+        if obj.get("unit") not in by_key:
+            units.append([obj])
+            if obj.get("unit") is not None:
+                by_key[obj["unit"]] = units[-1]
+        else:
+            by_key[obj["unit"]].append(obj)
+    members = {id(unit[0]): unit for unit in units}
+    return [dict(wave, objects=[obj for first in wave["objects"] for obj in members[id(first)]])
+            for wave in waves([unit[0] for unit in units], max_in_flight, canary=canary, name="wave", start=start)]
 
 
 def refresh_plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1, canary=False,

@@ -489,6 +489,9 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     field, path (b): a switch of the MD's worker ``class`` to one whose template carries them (``worker_templates``,
     core.topology.change_for).
 
+    When no worker class carries them either, path (c): a rebase of the Cluster onto a clone of its ClusterClass with
+    a new template for the MD's worker class (the plan's ``clone``: core.topology.clone_class, to create first).
+
     The plan's ``owner`` is the Cluster write (core.topology); the MD's own patch records it (history entry with
     ``topology``); a repeated ``rollout_id`` or a topology that already holds the values plans nothing. RolloutError
     for a paused object or Cluster, and for a field no class variable maps (reason topology_no_variable).
@@ -521,7 +524,7 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                                    worker_templates=worker_templates)
     values, why = change["values"], change["why"]
     owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind,
-                                      worker_class=change["worker_class"])
+                                      worker_class=change["worker_class"], cluster_class=change.get("cluster_class"))
     if owner is None:
         return unchanged(f"the Cluster topology already holds {topologies.change_text(change)}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
@@ -536,7 +539,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
         extra.update(rollout_after=timeutil.format_time(target_after), trigger_now=True)
         if topology_rollout() if callable(topology_rollout) else topology_rollout:
             owner = topologies.plan_overrides(observed.cluster, obj, read.ref, values, kind=read.kind,
-                                              worker_class=change["worker_class"], rollout_after=extra["rollout_after"])
+                                              worker_class=change["worker_class"], rollout_after=extra["rollout_after"],
+                                              cluster_class=change.get("cluster_class"))
         else:
             _trigger(read, changes, target_after)
             note = (f"; {read.after_path}={extra['rollout_after']} on the {read.kind} itself, so its Machines are replaced, "
@@ -548,6 +552,9 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                                    for name in values}}
     if change["worker_class"] is not None:
         details["topology_class"] = [topologies.worker_class_of(observed.cluster, obj, read.ref), change["worker_class"]]
+    if change.get("cluster_class") is not None:
+        # path (c): undo rebases the Cluster back onto the class from before (the clone is kept)
+        details["topology_cluster_class"] = [topologies.class_name(observed.cluster), change["cluster_class"]]
     if extra["in_place"] == "allow":
         details["in_place"] = "allow"
     if recording.enabled:
@@ -563,6 +570,9 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
                           relied_on=_relied_on(read, owner), **extra)
     # what a wait holds it to: the generated template's name is not known yet, its values are
     plan.update(owner=owner, changed=True, action=RESTARTED, hold=topologies.hold_of(change, overrides))
+    if change.get("clone") is not None:
+        # path (c): the ClusterClass clone and its template, created (flows.restart) before the Cluster write
+        plan["clone"] = change["clone"]
     return plan
 
 

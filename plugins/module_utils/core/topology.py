@@ -11,7 +11,9 @@ MD / KCP, plan a JSON patch of the Cluster (``test`` operations on what it relie
 - a rollout trigger: ``controlPlane.rollout.after`` / ``workers.machineDeployments[i].rollout.after``, fields of
   the v1beta2 Cluster from CAPI v1.13 (PR #13391; copied into the MD / KCP by desired_state.go there);
 - new hardware through a per-MD ``variables.overrides`` entry of the variable the class patches onto the template
-  field (path (a) of docs/clusterclass.md), and the template values the topology will generate from it.
+  field (path (a) of docs/clusterclass.md), and the template values the topology will generate from it;
+- or through a per-MD worker class switch (path (b)), or a clone of the ClusterClass whose worker class takes a new
+  template and a rebase of the Cluster onto it (path (c)).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,6 +26,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import apiversio
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
+from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core.diff import ChangeSet
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
@@ -188,13 +191,17 @@ def plan_override(cluster, obj, ref, variable, value):
     return plan_overrides(cluster, obj, ref, {variable: value})
 
 
-def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT, worker_class=None, rollout_after=None):
+def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT, worker_class=None, rollout_after=None,
+                   cluster_class=None):
     """The owner write that sets the object's variables of ``values`` (name -> value; None removes the entry): the
     MD's ``variables.overrides``, a control plane's Cluster-level ``spec.topology.variables``; and an MD's worker
     ``class`` to ``worker_class`` (path (b); None leaves it); None when they already are so. The list is replaced
     whole, its current value tested; so is the class. ``rollout_after`` (RFC 3339 text, CAPI v1.13+ only): the
     object's topology ``rollout.after`` in the same write, so the topology controller copies it into the object
-    together with the new template and CAPI replaces its Machines instead of updating them in place."""
+    together with the new template and CAPI replaces its Machines instead of updating them in place.
+    ``cluster_class`` (path (c)): the rebase of the Cluster onto that ClusterClass instead (core.topology.plan_rebase)."""
+    if cluster_class is not None:
+        return plan_rebase(cluster, obj, kind, ref, cluster_class, rollout_after=rollout_after)
     relative, node, current = _variables(cluster, obj, kind, ref)
     wanted = [copy.deepcopy(item) for item in current or [] if item.get("name") not in values]
     wanted += [{"name": name, "value": value} for name, value in sorted(values.items()) if value is not None]
@@ -289,15 +296,24 @@ def worker_template_refs(cclass):
     return out
 
 
+def _control_plane_ref_keys(cclass):
+    """The path keys of the control plane's machine infrastructure template reference in a ClusterClass: v1beta2
+    ``spec.controlPlane.machineInfrastructure.templateRef``, v1beta1 ``...machineInfrastructure.ref``."""
+    keys_ = ("spec", "controlPlane", "machineInfrastructure")
+    return keys_ + (("templateRef",) if paths.get_path(cclass, ".".join(keys_ + ("templateRef",))) else ("ref",))
+
+
 def templates_needed(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT):
     """The infrastructure template references of the worker classes ({class: reference}) that the choice of a path
-    must read: none when path (a) covers every field, or for a control plane (it has no class to switch). Its own
-    class's too: after a switch to it, it is the one that holds the change."""
-    if kind == apiversion.KUBEADM_CONTROL_PLANE:
-        return {}
-    worker = worker_class_of(cluster, obj, ref)
+    must read: none when path (a) covers every field. Its own class's too: after a switch to it, it is the one that
+    holds the change; for a control plane (no class to switch) only its machine infrastructure template
+    ({None: reference}), for path (c)."""
+    worker = None if kind == apiversion.KUBEADM_CONTROL_PLANE else worker_class_of(cluster, obj, ref)
     if all(mapping_variable(cclass, worker, template_kind, pointer) for pointer, _value in _leaves(overrides)):
         return {}
+    if worker is None:
+        found = paths.get_path(cclass, ".".join(_control_plane_ref_keys(cclass)))
+        return {None: found} if found else {}
     return worker_template_refs(cclass)
 
 
@@ -326,17 +342,24 @@ def change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apivers
     (``worker_templates``: {class: template as read, None when missing}, those of core.topology.templates_needed)
     carries every value and no class variable patches those fields for it - its own class when that fits (the switch
     is made: a re-run plans nothing), else the first such class by name, the others named in ``why`` (a switch takes
-    every template of that class, bootstrap too). RolloutError (reason
-    topology_no_variable) naming each class and why it does not fit when neither path covers it."""
+    every template of that class, bootstrap too). When no class fits, path (c): a clone of the ClusterClass whose MD's
+    worker class takes a clone of its template with the values, and a rebase of the Cluster onto it
+    (``cluster_class``, ``clone``: core.topology.clone_class). RolloutError (reason topology_no_variable) naming each
+    class and why it does not fit when its own class's template is missing."""
     try:
         values, why = variables_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind)
     except RolloutError as err:
-        if err.reason != "topology_no_variable" or kind == apiversion.KUBEADM_CONTROL_PLANE or worker_templates is None:
+        if err.reason != "topology_no_variable" or not worker_templates:
             raise
         unmapped = err
     else:
         path = "Cluster variable" if kind == apiversion.KUBEADM_CONTROL_PLANE else "variable override"
         return {"path": path, "values": values, "worker_class": None, "why": why}
+    if kind == apiversion.KUBEADM_CONTROL_PLANE:
+        template = worker_templates.get(None)
+        if template is None or template.get("kind") != template_kind:
+            raise unmapped
+        return _rebase_change(cclass, cluster, None, template, overrides, ref, "a control plane has no class to switch")
     name = paths.get_path(cclass, "metadata.name")
     current = worker_class_of(cluster, obj, ref)
     unfit = {worker: _class_fits(cclass, worker, template, template_kind, overrides)
@@ -344,9 +367,13 @@ def change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apivers
     fitting = [worker for worker, reason in unfit.items() if reason is None]
     if not fitting:
         looked = "; ".join(f"{worker}: {reason}" for worker, reason in unfit.items() if worker != current) or "it has no other"
-        raise RolloutError(f"{unmapped.msg.split('; nothing was')[0]}, and no other worker class of ClusterClass {name} "
-                           f"has a {template_kind} with those values ({looked}); nothing was changed",
-                           ref=ref, reason="topology_no_variable", hint=unmapped.hint)
+        own = worker_templates.get(current)
+        if own is None or own.get("kind") != template_kind:
+            raise RolloutError(f"{unmapped.msg.split('; nothing was')[0]}, no other worker class of ClusterClass {name} "
+                               f"has a {template_kind} with those values ({looked}), and its own class's template "
+                               f"cannot be cloned ({unfit.get(current) or 'no such worker class'}); nothing was changed",
+                               ref=ref, reason="topology_no_variable", hint=unmapped.hint)
+        return _rebase_change(cclass, cluster, current, own, overrides, ref, looked)
     if current in fitting:
         fitting.remove(current)
         fitting.insert(0, current)
@@ -365,14 +392,19 @@ def hold_of(change, overrides):
     hold = {"overrides": change["values"], "template": copy.deepcopy(overrides)}
     if change["worker_class"] is not None:
         hold["class"] = change["worker_class"]
+    if change.get("cluster_class") is not None:
+        hold["cluster_class"] = change["cluster_class"]
     return hold
 
 
 def change_text(change):
-    """The values of ``change`` (core.topology.change_for) as text: ``workerImage=v2``, ``class=big``."""
+    """The values of ``change`` (core.topology.change_for) as text: ``workerImage=v2``, ``class=big``,
+    ``ClusterClass=bare-1a2b3c4d``."""
     said = [f"{name}={value}" for name, value in sorted(change["values"].items())]
     if change["worker_class"] is not None:
         said.append(f"class={change['worker_class']}")
+    if change.get("cluster_class") is not None:
+        said.append(f"ClusterClass={change['cluster_class']}")
     return ", ".join(said)
 
 
@@ -380,7 +412,8 @@ def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=ap
                     worker_templates=None):
     """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
     write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
-    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology)}, None
+    held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology),
+    clone (path (c): the ClusterClass clone to create first, core.topology.clone_class; else None)}, None
     when no path covers it (``msg`` says why and what to do). ``worker_templates``: as core.topology.change_for."""
     try:
         change = change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind,
@@ -388,10 +421,149 @@ def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=ap
     except RolloutError as err:
         return {"ok": False, "msg": f"{err.msg.split('; nothing was')[0]} ({err.hint})", "infrastructure_ref": None,
                 "topology": None}, None
-    owner = plan_overrides(cluster, obj, ref, change["values"], kind=kind, worker_class=change["worker_class"])
+    owner = plan_overrides(cluster, obj, ref, change["values"], kind=kind, worker_class=change["worker_class"],
+                           cluster_class=change.get("cluster_class"))
     return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
         "path": change["path"], "why": change["why"], "change": owner["message"] if owner else f"{cluster_ref(cluster)} holds {change_text(change)} already",
-        "held": owner is None, "hold": hold_of(change, overrides)}}, owner
+        "held": owner is None, "hold": hold_of(change, overrides), "clone": change.get("clone")}}, owner
+
+
+# --- path (c): a clone of the ClusterClass with a new template, and a rebase of the Cluster onto it ------------------
+
+def _class_keys(cluster):
+    """The path keys of the Cluster's class name under spec.topology: v1beta2 ``classRef.name``, v1beta1 ``class``."""
+    return ("classRef", "name") if apiversion.version_of(cluster) == apiversion.V1BETA2 else ("class",)
+
+
+def class_name(cluster):
+    """The name of the Cluster's ClusterClass (either API version)."""
+    return paths.get_path(paths.get_path(cluster, "spec.topology", {}) or {}, ".".join(_class_keys(cluster)))
+
+
+def _worker_ref_keys(worker):
+    """The path keys of a worker class's infrastructure template reference: v1beta2 ``infrastructure.templateRef``,
+    v1beta1 ``template.infrastructure.ref``."""
+    return ("infrastructure", "templateRef") if paths.get_path(worker, "infrastructure.templateRef") else \
+        ("template", "infrastructure", "ref")
+
+
+def incompatible(current, desired):
+    """Why the Cluster webhook would refuse a rebase from ClusterClass ``current`` onto ``desired`` (empty: it accepts):
+    upstream's ClusterClassesAreCompatible (internal/topology/check/compatibility.go at v1.10.10 and v1.14.0; called by
+    internal/webhooks/cluster.go at v1.10.10, core/webhooks/admission/cluster.go at v1.14.0, on a class change): the same
+    namespace (ObjectsAreInTheSameNamespace), the same group and kind of the infrastructure cluster, control plane and
+    control-plane machine templates (ClusterClassTemplateAreCompatible) and of the infrastructure template of every
+    worker class both have (MachineDeploymentClassesAreCompatible); and every worker class of ``current`` still there
+    (MachineDeploymentTopologiesAreValidAndDefinedInClusterClass: the Cluster's entries name them)."""
+    out = []
+    if paths.get_path(current, "metadata.namespace") != paths.get_path(desired, "metadata.namespace"):
+        out.append("the namespace differs")
+
+    def kind_of(ref):
+        ref = apiversion.normalize_ref(ref or {}) or {}
+        return ref.get("api_group"), ref.get("kind")
+    for where in ("infrastructure", "controlPlane", "controlPlane.machineInfrastructure"):
+        for keys_ in (("templateRef",), ("ref",)):
+            before = paths.get_path(current, ".".join(("spec", where) + keys_))
+            if before is not None and kind_of(before) != kind_of(paths.get_path(desired, ".".join(("spec", where) + keys_))):
+                out.append(f"spec.{where} is of another kind")
+    new_workers = {worker.get("class"): worker for worker in paths.get_path(desired, "spec.workers.machineDeployments", []) or []}
+    for worker in paths.get_path(current, "spec.workers.machineDeployments", []) or []:
+        other = new_workers.get(worker.get("class"))
+        if other is None:
+            out.append(f"worker class {worker.get('class')} is missing")
+        elif kind_of(paths.get_path(worker, ".".join(_worker_ref_keys(worker)))) != \
+                kind_of(paths.get_path(other, ".".join(_worker_ref_keys(other)))):
+            out.append(f"the infrastructure template of worker class {worker.get('class')} is of another kind")
+    return out
+
+
+def clone_class(cclass, worker, template, overrides, ref=None):
+    """Path (c): the ClusterClass to create so that worker class ``worker`` (None: the control plane's machine
+    infrastructure) gets a template with ``overrides``
+    (spec.template.spec fields): {name, object, template (core.template_clone.plan_clone of the class's ``template``
+    with them: same kind and namespace, named ``<template>-<hash of its spec>``), diff}. The clone has the class's
+    spec with only that worker class's infrastructure template reference changed, in the class's namespace, named
+    ``<class>-<8 hex of the SHA-256 of its spec>`` (a clone of a clone is named from the first: its spec-hash
+    annotation), so the same change gives the same name. RolloutError (reason topology_incompatible) if upstream's
+    Cluster webhook would refuse the rebase (core.topology.incompatible)."""
+    made = template_clone.plan_clone(template, overrides)
+    spec = copy.deepcopy(cclass.get("spec") or {})
+    if worker is None:
+        paths.get_path({"spec": spec}, ".".join(_control_plane_ref_keys(cclass)))["name"] = made["name"]
+    for entry in paths.get_path(spec, "workers.machineDeployments", []) or []:
+        if worker is not None and entry.get("class") == worker:
+            paths.get_path(entry, ".".join(_worker_ref_keys(entry)))["name"] = made["name"]
+    digest = template_clone.spec_hash(spec)
+    meta = cclass.get("metadata") or {}
+    name = template_clone.default_name(template_clone.base_name(cclass), digest)
+    annotations = dict(template_clone.copied_annotations(meta.get("annotations")),
+                       **{keys.CLONED_FROM_ANNOTATION: f"ClusterClass/{meta.get('name')}", keys.SPEC_HASH_ANNOTATION: digest})
+    new_meta = {"name": name, "namespace": meta.get("namespace"), "annotations": annotations}
+    labels = template_clone.copied_labels(meta.get("labels"))
+    if labels:
+        new_meta["labels"] = labels
+    obj = {"apiVersion": cclass.get("apiVersion"), "kind": "ClusterClass", "metadata": new_meta, "spec": spec}
+    problems = incompatible(cclass, obj)
+    if problems:
+        raise RolloutError(f"a clone of ClusterClass {meta.get('name')} would not be accepted for a rebase "
+                           f"({'; '.join(problems)}); nothing was changed", ref=ref, reason="topology_incompatible")
+    shown = ChangeSet()
+    for change in made["changes"]:
+        shown.record(change["path"], change["before"], change["after"])
+    return {"name": name, "object": obj, "template": made,
+            "diff": shown.diff(header=f"{made['ref']} (a clone of {made['source_ref']['kind']} {made['source_ref']['name']})")}
+
+
+def rolled_by_rebase(cluster, worker):
+    """The topology names of the Cluster's MachineDeployments of worker class ``worker`` (sorted): a rebase onto a clone
+    with a new template of that class rolls every one of them together."""
+    return sorted(entry.get("name") for entry in paths.get_path(cluster, "spec.topology.workers.machineDeployments", []) or []
+                  if entry.get("class") == worker)
+
+
+def _rebase_change(cclass, cluster, worker, template, overrides, ref, looked):
+    """The change of path (c) (core.topology.change_for) for an MD of worker class ``worker`` (None: a control plane)
+    whose ``template`` (the class's, as read) lacks ``overrides``; when it carries them (a control plane's re-run:
+    an MD's own class fits then, path (b)) the Cluster's class holds the change, and nothing is cloned."""
+    name = paths.get_path(cclass, "metadata.name")
+    if not template_lacks(template, overrides):
+        return {"path": "ClusterClass rebase", "values": {}, "worker_class": None, "cluster_class": class_name(cluster),
+                "clone": None, "why": f"the {template.get('kind')} of ClusterClass {name} has the values"}
+    clone = clone_class(cclass, worker, template, overrides, ref=ref)
+    shown = ", ".join(f"{pointer.rpartition('/')[2]}={value}" for pointer, value in _leaves(overrides))
+    if worker is None:
+        whose, rolled = "the control plane's machine infrastructure", \
+            "the rebase rolls the control plane of the Cluster (its MachineDeployments keep their templates)"
+    else:
+        whose = f"worker class {worker}"
+        rolled = ("the rebase rolls every MachineDeployment of worker class " + worker + " of the Cluster together: "
+                  + ", ".join(f"spec.topology.workers.machineDeployments[{md}]" for md in rolled_by_rebase(cluster, worker)))
+    why = (f"no variable of ClusterClass {name} is patched onto those fields of {whose} and no worker class has them "
+           f"({looked}): ClusterClass {clone['name']} is a clone whose {whose} takes {template.get('kind')} "
+           f"{clone['template']['name']} (a clone of {paths.get_path(template, 'metadata.name')} with {shown}); {rolled}")
+    return {"path": "ClusterClass rebase", "values": {}, "worker_class": None, "cluster_class": clone["name"],
+            "clone": clone, "why": why}
+
+
+def plan_rebase(cluster, obj, kind, ref, name, rollout_after=None):
+    """The owner write that rebases the Cluster onto ClusterClass ``name`` (a JSON patch of ``spec.topology.class`` on
+    v1beta1, ``spec.topology.classRef.name`` on v1beta2, tested as read), with the object's topology ``rollout.after``
+    (CAPI v1.13+, as plan_overrides) when given; None when the Cluster is on it already."""
+    topology = paths.get_path(cluster, "spec.topology", {}) or {}
+    changes = ChangeSet()
+    if not changes.record(_class_keys(cluster), class_name(cluster), name):
+        return None
+    said = f"{cluster_ref(cluster)} spec.topology.{'.'.join(_class_keys(cluster))}: {name} (was {class_name(cluster)})"
+    write = _cluster_write(cluster, TOPOLOGY_POINTER, changes, said, doc=topology)
+    trigger = plan_rollout_after(cluster, obj, kind, ref, rollout_after) if rollout_after is not None else None
+    if trigger is None:
+        return write
+    shown = ChangeSet()
+    for change in write["changes"] + trigger["changes"]:
+        shown.record(change["path"], change["before"], change["after"])
+    return dict(write, patch=write["patch"] + trigger["patch"], changes=shown.changes(),
+                diff=shown.diff(header=cluster_ref(cluster)), message=f"{said}, {trigger['message'].partition(' ')[2]}")
 
 
 # --- holding a topology MD to its change while waiting (core.waitstate.hold_topology) --------------------------------
@@ -412,10 +584,11 @@ def template_lacks(template, values):
             if _at_pointer(template, pointer) != value]
 
 
-def overrides_lacking(cluster, obj, kind, ref, overrides, worker_class=None):
+def overrides_lacking(cluster, obj, kind, ref, overrides, worker_class=None, cluster_class=None):
     """[(variable, wanted, found)] of ``overrides`` ({variable: value}) that the object's variables in ``cluster``
     (core.topology._variables) do not hold (someone reverted the change); every one when its entry is gone. With
-    ``worker_class`` (path (b)) also ("class", wanted, found) when the MD's entry is of another class."""
+    ``worker_class`` (path (b)) also ("class", wanted, found) when the MD's entry is of another class; with
+    ``cluster_class`` (path (c)) ("ClusterClass", wanted, found) when the Cluster is on another class."""
     try:
         _relative, node, held_list = _variables(cluster, obj, kind, ref)
     except RolloutError:
@@ -425,6 +598,8 @@ def overrides_lacking(cluster, obj, kind, ref, overrides, worker_class=None):
                if held.get(variable) != value]
     if worker_class is not None and node.get("class") != worker_class:
         lacking.append(("class", worker_class, node.get("class")))
+    if cluster_class is not None and class_name(cluster) != cluster_class:
+        lacking.append(("ClusterClass", cluster_class, class_name(cluster)))
     return lacking
 
 

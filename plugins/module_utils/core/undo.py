@@ -388,7 +388,8 @@ def _topology_changes(entries, undo_rollout_id, kind, ref):
 def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, recording, observed, undo_rollout_id):
     """Undo of an MD or KCP a Cluster topology manages: the topology change recorded in its history (an MD's variable
     overrides, a control plane's Cluster variables: ``topology_before`` / ``topology_after`` of
-    core.restart.plan_topology_switch) is reverted in the Cluster, not the object (the topology controller would put its
+    core.restart.plan_topology_switch; a worker class switch, ``topology_class``; a rebase onto a ClusterClass clone,
+    ``topology_cluster_class``) is reverted in the Cluster, not the object (the topology controller would put its
     template back, docs/clusterclass.md), and recorded on the object. A Cluster topology changed since by someone else is
     left alone (reason changed_since_rollout, naming who)."""
     cluster = observed.cluster
@@ -400,10 +401,13 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
     # a worker class switch (path (b)) is undone by switching back: [class before, class after]
     class_before = (first.get("topology_class") or [None])[0]
     class_after = (last.get("topology_class") or [None, None])[1]
-    if not topologies.overrides_lacking(cluster, md, kind, ref, before, class_before):
+    # a rebase onto a ClusterClass clone (path (c)) is undone by rebasing back; the clone stays (docs/clusterclass.md)
+    cclass_before = (first.get("topology_cluster_class") or [None])[0]
+    cclass_after = (last.get("topology_cluster_class") or [None, None])[1]
+    if not topologies.overrides_lacking(cluster, md, kind, ref, before, class_before, cclass_before):
         return plans.new_plan(md, kind, version, plans.UNCHANGED, warnings=warnings, **extra,
                               message=f"{topologies.cluster_ref(cluster)} holds the overrides from before already")
-    lacking = topologies.overrides_lacking(cluster, md, kind, ref, after, class_after)
+    lacking = topologies.overrides_lacking(cluster, md, kind, ref, after, class_after, cclass_after)
     if lacking:
         changed = owners.last_change(cluster, topologies.entry_field(md, kind), since=last.get("at"))
         who = f"{changed['manager']} at {changed['time']}" if changed else "someone else"
@@ -412,7 +416,8 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
             f"its Cluster topology was changed by {who} after rollout {last.get('rollout_id')} wrote it ({shown}); the "
             "undo leaves it there instead of fighting that change", ref=ref, reason="changed_since_rollout",
             hint="find out why it was changed; change the Cluster topology by hand to move it anyway")
-    owner = topologies.plan_overrides(cluster, md, ref, before, kind=kind, worker_class=class_before)
+    owner = topologies.plan_overrides(cluster, md, ref, before, kind=kind, worker_class=class_before,
+                                      cluster_class=cclass_before)
     changes = ChangeSet()
     target_revision = first.get("revision") - 1 if isinstance(first.get("revision"), int) and first["revision"] > 1 else None
     extra.update(from_revision=extra["revision_before"], to_revision=target_revision, target_revision=target_revision,
@@ -422,7 +427,8 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
             changes, md, md, now, ROLLED_BACK, hist.next_revision(md, observed.machine_sets, entries), entries, recording,
             api_version=version, last_details={"topology": owner["message"]},
             entry_details=dict({"topology": owner["message"], "topology_before": after, "topology_after": before},
-                               **({"topology_class": [class_after, class_before]} if class_before else {})),
+                               **({"topology_class": [class_after, class_before]} if class_before else {}),
+                               **({"topology_cluster_class": [cclass_after, cclass_before]} if cclass_before else {})),
             observed=observed)
         extra["history_revision"] = entry["revision"]
     template = paths.get_path(md, apiversion.spec_path(kind, version, "infrastructure_ref"), {}) or {}
@@ -435,6 +441,8 @@ def plan_topology_undo(md, kind, version, ref, now, entries, warnings, extra, re
     hold = {"overrides": before, "template": {}, "not_on": template.get("name")}
     if class_before:
         hold["class"] = class_before
+    if cclass_before:
+        hold["cluster_class"] = cclass_before
     plan.update(owner=owner, changed=True, hold=hold)
     return plan
 

@@ -161,7 +161,8 @@ def _waits_for_topology(snap: Snapshot, message: str) -> None:
 def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold: Mapping[str, Any],
                   cluster: Optional[Dict[str, Any]] = None, template: Optional[Dict[str, Any]] = None, changed_by: Optional[Dict[str, Any]] = None) -> Snapshot:
     """Hold an object a Cluster topology manages to its change (``hold``: {overrides: {variable: value} its topology
-    entry must keep, class: the worker class it must keep (path (b), optional), template: the spec.template.spec
+    entry must keep, class: the worker class it must keep (path (b), optional), cluster_class: the ClusterClass its
+    Cluster must stay on (path (c), optional), template: the spec.template.spec
     values its current template must carry, not_on: a template name it must have left - an undo's}), changing ``snap`` in
     place: its template names are generated, so not a name but the values decide (docs/clusterclass.md). Not done
     while its current ``template`` (as read; None: not read now) lacks them - the topology controller has not
@@ -178,7 +179,8 @@ def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold
             _waits_for_topology(snap, f"{ref} waits for the topology controller to generate its template with {shown}: "
                                       f"its template {name} is from before the change")
     if cluster is not None:
-        lacking = topologies.overrides_lacking(cluster, obj, kind, ref, hold.get("overrides"), hold.get("class"))
+        lacking = topologies.overrides_lacking(cluster, obj, kind, ref, hold.get("overrides"), hold.get("class"),
+                                               hold.get("cluster_class"))
         if lacking:
             who = f"{changed_by['manager']} at {changed_by['time']}" if changed_by else "someone else"
             shown = ", ".join(f"{variable}={wanted} (now {found})" for variable, wanted, found in lacking)

@@ -23,6 +23,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -93,10 +94,11 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
         # only once every check passed: a refusal leaves nothing behind
         verb.write_prerequisites(run, planned)
         final = {}
+        sent = set()
         for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:
                 try:
-                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for, clusters)
+                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for, clusters, sent)
                 except (RolloutError, ApiError, TransportError) as err:
                     raise _stopped_part_way(err, planned, index, results, module.check_mode)
             results.append(_result_entry(plan, verb.RESULT_KEYS))
@@ -196,10 +198,11 @@ def _owner_path(owner):
     return targets.path_of(owner["kind"], owner["api_version"], owner["namespace"], owner["name"])
 
 
-def _write(run, selected, obj, plan, plan_for, clusters):
+def _write(run, selected, obj, plan, plan_for, clusters, sent):
     """PATCH one object with its plan's JSON patch, after the write of its ``owner`` (the Cluster topology that
-    decides its template, core.topology) when the plan has one; when a ``test`` fails (a field the plan read has
-    changed) or on 409, re-read both, re-plan and retry. Returns (plan, object after)."""
+    decides its template, core.topology) when the plan has one - unless this task sent that very write already
+    (``sent``): a rebase of a Cluster is one write for all its objects that go by it; when a ``test`` fails (a field
+    the plan read has changed) or on 409, re-read both, re-plan and retry. Returns (plan, object after)."""
     res = apiversion.resource(selected.kind, selected.version)
     state = {"plan": plan, "current": obj}
 
@@ -212,9 +215,11 @@ def _write(run, selected, obj, plan, plan_for, clusters):
             if not state["plan"]["changed"]:
                 return current
         owner = state["plan"].get("owner")
-        if owner:
+        key = (_owner_path(owner), json.dumps(owner["patch"], sort_keys=True)) if owner else None
+        if owner and key not in sent:
             try:
                 run.api.patch_json(_owner_path(owner), owner["patch"])
+                sent.add(key)
             except ApiError as err:
                 if is_write_conflict(err):
                     raise

@@ -94,10 +94,11 @@ def plan_clones(run, reads, targets):
 def plan_topology(run, targets, topology):
     """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
-    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), or a switch to another worker
-    class (path (b)), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
+    for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), a switch to another worker
+    class (path (b)), or a rebase onto a clone of the ClusterClass (path (c): the creates of the clone and its
+    template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
     ClusterClass, and per template of another worker class where path (a) does not cover an MD."""
-    classes, read, out, diffs = {}, {}, {}, []
+    classes, read, out, diffs, cloned = {}, {}, {}, [], set()
     for entry in targets:
         if entry["ref"] not in topology:
             continue
@@ -113,6 +114,17 @@ def plan_topology(run, targets, topology):
             cclass, cluster, obj, entry["ref"], ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind"),
             overrides, kind=entry["kind"], worker_templates=templates_client.worker_class_templates(
                 run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]))
+        clone = (outcome.get("topology") or {}).get("clone") if owner is not None else None
+        if clone is not None and clone["name"] not in cloned:
+            # path (c): the creates of the ClusterClass clone and its template, as dry runs, once per clone
+            try:
+                templates_client.create_class_clone(run.api, run.discovery, clone, entry["ref"])
+            except machine_template.FAILURES as err:
+                owner, outcome = None, dict(outcome, ok=False, msg=f"the dry run of the ClusterClass clone failed: "
+                                                                   f"{run.error(err).msg}")
+            else:
+                cloned.add(clone["name"])
+                diffs.append(clone["diff"])
         if owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],

@@ -304,6 +304,10 @@ def check_plans(run, planned):
             required.setdefault(key, (namespace, {"api_group": key[1], "kind": key[2], "name": key[3]}, plan["ref"]))
     if required:
         templates.check_templates(run.api, run.discovery, list(required.values()))
+    if not run.module.check_mode:
+        # RBAC, schema and admission answer for the ClusterClass clones before anything is written (check mode
+        # sends their creates as dry runs anyway)
+        _class_clones(run, planned, dry_run=True)
 
 
 def selection_options(params):
@@ -314,5 +318,20 @@ def selection_options(params):
 
 
 def write_prerequisites(run, planned):
-    """The new templates of the switches (the task's first writes, after every check)."""
+    """The new templates of the switches (the task's first writes, after every check), and the ClusterClass clones of
+    topology switches by a rebase (path (c)) with their templates: a Cluster may be rebased only onto a class that
+    exists (each once, however many objects need it)."""
     run.verb_state.create()
+    _class_clones(run, planned)
+
+
+def _class_clones(run, planned, dry_run=False):
+    """Create (``dry_run``: as a server-side dry run) each ClusterClass clone the plans need, once however many
+    objects need it."""
+    made = set()
+    for _obj, plan in planned:
+        clone = plan.get("clone") if plan["changed"] else None
+        if clone is not None and clone["name"] not in made:
+            if templates.create_class_clone(run.api, run.discovery, clone, plan["ref"], dry_run=dry_run) and not dry_run:
+                run.writes.append(clone["diff"])
+            made.add(clone["name"])

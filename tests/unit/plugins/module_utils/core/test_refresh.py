@@ -323,3 +323,27 @@ def test_a_topology_md_whose_cluster_holds_the_change_is_done_or_resumed():
     rolling = refresh.plan([entry("a-md-0", topology=True, last=ours, complete=False)],
                            _through_topology(entry("a-md-0"), held=True), refresh_id="r-1")[0]
     assert rolling["action"] == "switch" and rolling["resume"] is True and "topology" in rolling["wait"]
+
+
+def _rebased(obj, cluster_class="bare-1a2b3c4d"):
+    """The outcome of path (c) for ``obj``: a rebase of its Cluster onto ``cluster_class``."""
+    outcome = _through_topology(obj)
+    outcome[obj["ref"]]["topology"] = dict(outcome[obj["ref"]]["topology"], path="ClusterClass rebase", hold={
+        "overrides": {}, "template": {"extra": 1}, "cluster_class": cluster_class})
+    return outcome
+
+
+def test_the_mds_of_one_rebased_cluster_are_one_unit_in_one_wave():
+    a0, a1, b0, c0 = (entry("a-md-0", "a", topology=True), entry("a-md-1", "a", topology=True),
+                      entry("b-md-0", "b", topology=True), entry("c-md-0", "c"))
+    outcomes = dict(_rebased(a0), **_rebased(a1), **_rebased(b0), **clone(c0))
+    plan = refresh.refresh_plan([a0, b0, a1, c0], outcomes, refresh_id="r-1", max_in_flight=1, canary=True)
+    assert [wave["objects"] for wave in plan["waves"]] == [
+        [a0["ref"], a1["ref"]], [b0["ref"]], [c0["ref"]]]
+    assert [wave["name"] for wave in plan["waves"]] == ["canary", "wave-1", "wave-2"]
+    units = {obj["ref"]: obj.get("unit") for obj in plan["objects"]}
+    assert units[a0["ref"]] == units[a1["ref"]] == "cluster/default/a onto bare-1a2b3c4d" and units[c0["ref"]] is None
+    # positive control: without the rebase the same objects are three units
+    plain = refresh.refresh_plan([a0, b0, a1], dict(_through_topology(a0), **_through_topology(a1), **_through_topology(b0)),
+                                 refresh_id="r-1", max_in_flight=1)
+    assert [len(wave["objects"]) for wave in plain["waves"]] == [1, 1, 1]

@@ -95,13 +95,13 @@ molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios o
 integration: venv venv-bench system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
 
-# Two cores: everything CI runs, in two streams where the parts are independent. The static checks of the current
-# ansible-core and of the floor use different venvs and ansible-test copies, so they run side by side; conformance and
-# Molecule start fleets of their own. Integration (two xdist workers) runs alone. -O keeps each part's output together.
+# Two cores: everything CI runs, in streams where the parts are independent. The static checks of the current
+# ansible-core and of the floor use different venvs and ansible-test copies, so they run side by side (they keep both
+# cores busy). Conformance, Molecule and integration start fleets of their own and mostly wait for them, so they run
+# side by side too (docs/testing.md has the figures). -O keeps each part's output together.
 test: venv venv-floor venv-docs venv-galaxy venv-molecule venv-bench system-deps kube collection-link ## everything CI runs
 	$(MAKE) -j2 -O checks-current checks-floor
-	$(MAKE) -j2 -O conformance molecule
-	$(MAKE) integration
+	$(MAKE) -j3 -O integration conformance molecule
 
 checks-current: ## sanity, units, typecheck and lint on the current ansible-core, one after another (part of test)
 	$(MAKE) sanity

@@ -333,13 +333,16 @@ def _topology_mds(mgmt, cluster_name):
 
 
 def _settled(mgmt, cluster_name):
-    """The Cluster once TopologyReconciled is True and its KCP and MDs are complete."""
+    """The Cluster once a reconcile saw its current spec (status.observedGeneration: a TopologyReconciled True of the
+    spec before a patch satisfied this too soon on a loaded machine), TopologyReconciled is True and its KCP and MDs
+    are complete."""
     api = mgmt.api()
 
     def check():
         cluster = api.get(_path(mgmt, "Cluster", cluster_name))
         ref = cluster["spec"].get("controlPlaneRef")
-        if not readiness.topology_reconciled(cluster, mgmt.api_version) or not ref:
+        seen = m.dig(cluster, "status", "observedGeneration") == cluster["metadata"]["generation"]
+        if not seen or not readiness.topology_reconciled(cluster, mgmt.api_version) or not ref:
             return None
         objects = list(_topology_mds(mgmt, cluster_name).values()) + [api.get(_path(mgmt, "KubeadmControlPlane", ref["name"]))]
         return cluster if all(readiness.is_complete(o, mgmt.api_version) for o in objects) else None

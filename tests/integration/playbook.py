@@ -1,7 +1,7 @@
 """Run one capi.rollout module through ansible-playbook and return its registered result.
 
-Each call writes a two-task playbook: the module task (register, ignore_errors, optional
-check/diff mode) and a copy of the registered result to a JSON file, which the test reads back.
+Each call writes a playbook of the module task (register, ignore_errors, optional check/diff mode); the callback
+callback_plugins/registered_results.py writes the registered result to a JSON file, which the test reads back.
 Connection options come from the fleet inventory's host vars (the rollout-operator kubeconfig).
 """
 
@@ -18,6 +18,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+# registered_results: writes the registered values of the tasks to a JSON file at the end of the run
+CALLBACKS = Path(__file__).resolve().parent / "callback_plugins"
 
 
 def faked_clock(skew_seconds, monotonic=False):
@@ -59,21 +61,21 @@ def _run_tasks(inventory, host, tasks, timeout):
     registered results as PlaybookResults, each with the run's stdout."""
     with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
         out_file = Path(tmp) / "results.json"
-        names = ", ".join(f"case_{index}" for index in range(len(tasks)))
-        save = {"content": "{{ [" + names + "] | to_json }}", "dest": str(out_file)}
         play = [{"hosts": host, "gather_facts": False, "tasks": [
-            dict(task, register=f"case_{index}", ignore_errors=True) for index, task in enumerate(tasks)] + [
-            {"name": "save", "ansible.builtin.copy": save, "check_mode": False, "diff": False}]}]
+            dict(task, register=f"case_{index}", ignore_errors=True) for index, task in enumerate(tasks)]}]
         playbook = Path(tmp) / "play.yml"
         playbook.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
         env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_DEPRECATION_WARNINGS="0")
+                   ANSIBLE_DEPRECATION_WARNINGS="0", ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS),
+                   ANSIBLE_CALLBACKS_ENABLED="registered_results", CAPI_ROLLOUT_IT_RESULTS=str(out_file))
         proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
-        if not out_file.exists():
-            raise AssertionError(f"ansible-playbook did not run the tasks (rc {proc.returncode}):\n{proc.stdout}")
+        registered = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() else []
+        if len(registered) != len(tasks):
+            raise AssertionError(f"ansible-playbook ran {len(registered)} of {len(tasks)} tasks (rc {proc.returncode}):\n"
+                                 f"{proc.stdout}")
         results = []
-        for data in json.loads(out_file.read_text(encoding="utf-8")):
+        for data in registered:
             result = PlaybookResult(data)
             result.stdout = proc.stdout
             results.append(result)

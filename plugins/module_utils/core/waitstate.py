@@ -168,11 +168,14 @@ def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold
     while its current ``template`` (as read; None: not read now) lacks them - the topology controller has not
     rotated it yet; drift when ``cluster`` (None: not read now) no longer holds the overrides, naming who last wrote
     the entry (``changed_by``, core.owners.last_change)."""
+    # the name the object refers to, not the template read: the topology deletes a template it left, so the one being
+    # reverted can be gone while the object, not reconciled yet, still names it
+    on = (paths.get_path(obj, apiversion.spec_path(kind, apiversion.version_of(obj), "infrastructure_ref")) or {}).get("name")
+    if on is not None and on == hold.get("not_on") and snap["done"]:
+        _waits_for_topology(snap, f"{ref} waits for the topology controller to move it off its template {on}, the "
+                                  "one of the change being reverted")
     if template is not None:
         name = paths.get_path(template, "metadata.name")
-        if name is not None and name == hold.get("not_on") and snap["done"]:
-            _waits_for_topology(snap, f"{ref} waits for the topology controller to move it off its template {name}, the "
-                                      "one of the change being reverted")
         lacking = topologies.template_lacks(template, hold.get("template"))
         if lacking and snap["done"]:
             shown = ", ".join(f"{pointer.rpartition('/')[2]}={wanted} (has {found})" for pointer, wanted, found in lacking)

@@ -519,6 +519,8 @@ class FakeTopologyReads(object):
 
     def template(self, namespace, raw_ref):
         self.reads.append(("template", raw_ref["name"]))
+        if raw_ref["name"] not in self.images:  # gone (TopologyReads.template: None)
+            return None
         return {"metadata": {"name": raw_ref["name"]}, "spec": {"template": {"spec": {"customImage": self.images[raw_ref["name"]]}}}}
 
     def clusters(self, namespace, objects):
@@ -581,6 +583,21 @@ def test_an_undo_is_done_only_off_the_template_of_the_change_it_reverts():
                          holds={TOPOLOGY_REF: {"overrides": {"workerImage": None}, "template": {}, "not_on": "md-0-gen2"}})
     finish(waiter)
     assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
+    assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress
+
+
+def test_an_undo_is_not_done_on_the_template_it_reverts_when_the_topology_deleted_that_template_already():
+    # the topology deletes the template an object left at once: the wait's first read of it can find it gone while the
+    # object it holds, not reconciled yet, still names it and its counters say complete (a CI run ended such an undo
+    # at once, the old control-plane Machine still there)
+    clock = Clock()
+    script = [[("MODIFIED", _topology_md(11, 0, "md-0-gen3"), 1), ("MODIFIED", _topology_md(12, 3, "md-0-gen3"), 1)]]
+    reads = FakeTopologyReads({"md-0-gen3": "img:old"}, _topology_cluster(None))
+    waiter = make_waiter(FakeApi(clock, script), clock, [_topology_md(10, 3, "md-0-gen2")], topology_reads=reads,
+                         holds={TOPOLOGY_REF: {"overrides": {"workerImage": None}, "template": {}, "not_on": "md-0-gen2"}})
+    finish(waiter)
+    assert waiter.state["phase"] == ws.SUCCEEDED and waiter.objects()[0]["metadata"]["resourceVersion"] == "12"
+    assert ("template", "md-0-gen2") in reads.reads
     assert "move it off its template md-0-gen2" in waiter.progress[0], waiter.progress
 
 

@@ -21,6 +21,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import diff as d
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -326,7 +327,7 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
         api_version=read.version, last_details=details,
         entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None,
                        "topology": owner["message"] if owner else None,
-                       "in_place": in_place if in_place == "allow" else None}, observed=observed)
+                       "in_place": in_place if in_place == inplace.ALLOW else None}, observed=observed)
     return entry["revision"]
 
 
@@ -351,9 +352,6 @@ def _relied_on(read, owner):
     """The fields the object's patch tests; with a topology write (``owner``) core.patch.beside_owner_write."""
     fields = patches.rollout_fields(read.kind, read.version)
     return fields if owner is None else patches.beside_owner_write(fields)
-
-
-IN_PLACE_CHOICES = ("replace", "allow")
 
 
 def _drain_timeout(read, cluster, seconds, rollout_id, changes):
@@ -441,10 +439,9 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
             return unchanged(*replaces_nothing)
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for, or to force
     # replacement where CAPI could update the Machines in place instead.
-    possible = observed.in_place_possible
-    if new_infra_ref is not None and (possible() if callable(possible) else possible):
-        extra["in_place"] = in_place
-    triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
+    if new_infra_ref is not None:
+        extra["in_place"] = inplace.mode(observed.in_place_possible, in_place)
+    triggers = new_infra_ref is None or after is not None or extra["in_place"] == inplace.REPLACE
     extra["trigger_now"] = triggers and means_now(after)
     field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
         else (None, None, "")
@@ -528,12 +525,10 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if owner is None:
         return unchanged(f"the Cluster topology already holds {topologies.change_text(change)}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
-    possible = observed.in_place_possible
-    if possible() if callable(possible) else possible:
-        extra["in_place"] = in_place
+    extra["in_place"] = inplace.mode(observed.in_place_possible, in_place)
     changes = ChangeSet()
     note = ""
-    if extra["in_place"] == "replace":
+    if extra["in_place"] == inplace.REPLACE:
         # a restart now's trigger, settled by the flow as one (trigger_now: effective_from)
         target_after = trigger_for_now(now)
         extra.update(rollout_after=timeutil.format_time(target_after), trigger_now=True)
@@ -555,8 +550,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if change.get("cluster_class") is not None:
         # path (c): undo rebases the Cluster back onto the class from before (the clone is kept)
         details["topology_cluster_class"] = [topologies.class_name(observed.cluster), change["cluster_class"]]
-    if extra["in_place"] == "allow":
-        details["in_place"] = "allow"
+    if extra["in_place"] == inplace.ALLOW:
+        details["in_place"] = inplace.ALLOW
     if recording.enabled:
         written = diffs.apply_merge_patch(obj, changes.merge_patch() or {})
         entry = records.record_rollout(

@@ -193,10 +193,8 @@ def planner(run, selected, clusters, now, actor):
     def in_place_possible():
         """One LIST, on the first switch planned on a v1beta2 cluster (a switch on v1.12+ may keep its Machines:
         client.extensions); a re-run that plans nothing does not ask."""
-        if selected.version != apiversion.V1BETA2:
-            return False
         if not known:
-            possible, warning = extensions.in_place_possible(run.api)
+            possible, warning = extensions.in_place_possible(run.api, selected.version)
             if warning:
                 run.module.warn(warning)
             known.append(possible)

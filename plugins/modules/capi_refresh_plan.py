@@ -169,7 +169,8 @@ attributes:
     support: full
   diff_mode:
     description: Shows each new template that would be created, as the API server answered its dry-run create, and each
-      Cluster topology change of a topology MachineDeployment.
+      Cluster topology change of a topology MachineDeployment or control plane, followed by the fields of the template
+      the topology will generate from it (one GET of the object's current template with C(--diff) only).
     support: full
 seealso:
   - module: capi.rollout.capi_rollout_info

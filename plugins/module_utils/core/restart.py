@@ -478,7 +478,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
 
 
 def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None, worker_templates=None,
-                         topology_rollout=False, in_place="replace"):
+                         topology_rollout=False, in_place="replace", template=None):
     """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
     ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
     ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
@@ -499,7 +499,10 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     MachineSet and update them in place (mdutil/util.go MachineTemplateUpToDate, EligibleForInPlaceUpdate), so
     "replace" writes the trigger with the change: in the same Cluster write on v1.13+ (``topology_rollout``), on the
     object's own field before (the topology does not own it there). ``topology_rollout`` may be a callable, called
-    only for a trigger."""
+    only for a trigger.
+
+    ``template``: the object's current infrastructure template as read (for ``--diff``): the plan's ``generated`` is
+    then the field diff of the template the topology will generate (core.topology.generated_diff, paths (a) and (b))."""
     recording = recording or records.Recording()
     observed = observed or plans.Observed()
     read = _read(obj, observed.api_version)
@@ -568,6 +571,9 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if change.get("clone") is not None:
         # path (c): the ClusterClass clone and its template, created (flows.restart) before the Cluster write
         plan["clone"] = change["clone"]
+    generated = topologies.generated_diff(change, template, overrides, worker_templates)
+    if generated is not None:
+        plan["generated"] = generated
     return plan
 
 

@@ -99,8 +99,9 @@ def plan_topology(run, targets, topology):
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
     for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), a switch to another worker
     class (path (b)), or a rebase onto a clone of the ClusterClass (path (c): the creates of the clone and its
-    template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
-    ClusterClass, and per template of another worker class where path (a) does not cover an MD."""
+    template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs), and
+    with --diff the template the topology will generate (core.topology.generated_diff). One GET per ClusterClass, per
+    template of another worker class where path (a) does not cover an MD, and with --diff per object its template."""
     classes, read, out, diffs, cloned = {}, {}, {}, [], set()
     for entry in targets:
         if entry["ref"] not in topology:
@@ -113,10 +114,13 @@ def plan_topology(run, targets, topology):
                 raise
             continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
         overrides = (entry.get("clone") or {}).get("overrides") or {}
+        # --diff shows the template the topology will generate against the current one: one GET of it then
+        current = templates_client.infrastructure_template(run.api, run.discovery, obj, entry["kind"]) \
+            if run.module._diff else None
         outcome, owner = topologies.refresh_outcome(
             cclass, cluster, obj, entry["ref"], ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind"),
             overrides, kind=entry["kind"], worker_templates=templates_client.worker_class_templates(
-                run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]))
+                run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]), template=current)
         clone = (outcome.get("topology") or {}).get("clone") if owner is not None else None
         if clone is not None and clone["name"] not in cloned:
             # path (c): the creates of the ClusterClass clone and its template, as dry runs, once per clone
@@ -138,6 +142,8 @@ def plan_topology(run, targets, topology):
                 outcome = dict(outcome, ok=False, msg=f"the dry run of the Cluster write failed: {failed.msg}")
             else:
                 diffs.append(owner["diff"])
+                if outcome["topology"]["generated"]:
+                    diffs.append(outcome["topology"]["generated"])
         out[entry["ref"]] = outcome
     return out, diffs
 

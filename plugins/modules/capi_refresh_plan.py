@@ -107,6 +107,18 @@ options:
     type: str
     choices: [skip, replace]
     default: skip
+  in_place:
+    description:
+      - The O(capi.rollout.capi_rollout_restart#module:in_place) the waves will switch with (the role passes
+        C(hardware_refresh_in_place)), so that the plan says what each switch does with the Machines - a plain object
+        and one a Cluster topology manages alike, by the rule of M(capi.rollout.capi_rollout_restart) (one LIST of
+        extensionconfigs on a v1beta2 management cluster with something to switch).
+      - Where CAPI can update Machines in place (v1.12+ with C(InPlaceUpdates) and an update extension), V(replace)
+        plans the rollout trigger with each switch (every Machine replaced) and V(allow) lets CAPI update them in
+        place; RV(plan.objects) C(in_place) and a note say which.
+    type: str
+    choices: [replace, allow]
+    default: replace
   refresh_id:
     description:
       - The id of the refresh (its rollout id). An object this refresh already switched is V(unchanged) when its
@@ -157,7 +169,8 @@ attributes:
     support: full
   diff_mode:
     description: Shows each new template that would be created, as the API server answered its dry-run create, and each
-      Cluster topology change of a topology MachineDeployment.
+      Cluster topology change of a topology MachineDeployment or control plane, followed by the fields of the template
+      the topology will generate from it (one GET of the object's current template with C(--diff) only).
     support: full
 seealso:
   - module: capi.rollout.capi_rollout_info
@@ -199,6 +212,9 @@ plan:
           C(before), C(after), C(action) V(switch), V(unchanged) or V(skip), C(result) V(planned) in check mode or
           V(pending), C(blockers), C(notes), C(wave)), and C(ref), C(target_ref), C(resume), C(wait) and C(clone) (the
           O(templates) settings merged for the object), which the role's waves use.
+        - C(in_place) - what its switch does with the Machines (core.inplace, as
+          M(capi.rollout.capi_rollout_restart) decides it) - V(null) where CAPI cannot update them in place (replaced),
+          else O(in_place) (V(replace) or V(allow)), with a note saying so on a V(switch); V(null) for a restart.
         - An object whose new template cannot be made (a typo the API server prunes, a refused create) is skipped with
           the reason among its C(blockers).
         - C(health) (MachineDeployments) - the MachineHealthChecks of its namespace that cover it (C(spec.clusterName) and
@@ -268,6 +284,7 @@ def main():
             templates={"type": "dict", "default": {}, "options": TEMPLATE_OPTIONS},
             restart={"type": "bool", "default": False},
             on_delete={"type": "str", "choices": ["skip", "replace"], "default": "skip"},
+            in_place={"type": "str", "choices": ["replace", "allow"], "default": "replace"},
             refresh_id={"type": "str", "required": True},
             max_in_flight={"type": "raw", "default": 1},
             canary={"type": "bool", "default": False},

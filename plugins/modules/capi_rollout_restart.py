@@ -250,7 +250,11 @@ attributes:
       answer as in a real run and nothing is stored; RV(objects) says what would happen, including the patch.
     support: full
   diff_mode:
-    description: Shows before and after of exactly the fields that would change, as YAML.
+    description:
+      - Shows before and after of exactly the fields that would change, as YAML.
+      - For an object a Cluster topology manages, the Cluster topology change, then the fields of the infrastructure
+        template the topology will generate from it (a variable override or a worker class switch; one GET of the
+        object's current template with C(--diff) only), or the new template of a ClusterClass clone.
     support: full
 seealso:
   - module: capi.rollout.capi_rollout_info

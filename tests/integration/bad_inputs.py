@@ -261,6 +261,7 @@ MODULE_CASES = [
     (PLAN, _plan(canary="maybe"), False, None, ("canary", "maybe")),
     (PLAN, _plan(field_owners="no"), False, None, ("field_owners", "no")),
     (PLAN, _plan(on_delete="wait"), False, None, ("on_delete", "wait")),
+    (PLAN, _plan(in_place="keep"), False, None, ("in_place", "keep")),
     (PLAN, _plan(templates="overrides=x"), False, BAD, ("templates must be a mapping", "'overrides=x'")),
     (PLAN, _plan(templates={"overrides": "customImage=x"}), False, BAD, ("templates.overrides must be a mapping", "customImage=x")),
     (PLAN, _plan(refresh_id=["hw"]), False, BAD, ("refresh_id must be text", "['hw']")),

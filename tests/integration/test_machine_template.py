@@ -415,12 +415,15 @@ def test_refresh_plan_reads_checks_and_plans_everything_in_one_call_and_writes_n
     # its list (+ the MachineSets and Clusters that decide completion, and the MachineHealthChecks of the namespace:
     # none here, so no Machines), the infrastructure group, the templates;
     # then per new template its dry run - whatever the number of objects; last the ClusterClass of tt's topology (one
-    # per class: a topology MD gets its change in its Cluster; tt's names none that exists, so it stays blocked)
+    # per class: a topology MD gets its change in its Cluster; tt's names none that exists, so it stays blocked); on
+    # v1beta2 the ExtensionConfigs, which say whether the switches may update Machines in place (core.inplace)
     dry = ("create", "dockermachinetemplates?dryRun")
     expected = [("get", "/apis"), ("list", "machinedeployments"), ("list", "machinesets"), ("list", "clusters"),
                 ("list", "machinehealthchecks"), ("list", "kubeadmcontrolplanes"), ("get", "clusters"),
                 ("get", f"/apis/infrastructure.cluster.x-k8s.io/{env.version}"), ("list", "dockermachinetemplates"),
-                dry, dry, dry, ("get", "clusterclasses")]
+                dry, dry, dry, ("get", "clusterclasses")] + ([("list", "extensionconfigs")] if env.version == "v1beta2" else [])
+    # none here (no InPlaceUpdates): every switch replaces its Machines, as ever
+    assert all(obj["in_place"] is None for obj in objects.values())
     assert shape(env.requests(mark))[:res["api_requests"]] == expected
     assert res["api_requests"] == len(expected)
 

@@ -55,13 +55,26 @@ def topology_fleet(capi_version):
     }
 
 
+# CAPI v1.14 with InPlaceUpdates, for the one test of a topology switch CAPI may update in place where the topology has
+# rollout.after (v1.13+): Cluster tr alone, its update extension accepting infrastructure-template changes
+IN_PLACE_V114 = "v1.14-in-place"
+IN_PLACE_V114_FLEET = {
+    "defaults": {"provision_seconds": 1},
+    "management_clusters": [{
+        "name": "itt-inplace-v1-14", "capi_version": "v1.14", "features": ["InPlaceUpdates"],
+        "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
+        "cluster_classes": [topology_class()], "workload_clusters": [topology_cluster()]}],
+}
+
+
 @pytest.fixture(scope="module", params=per_fleet(TOPOLOGY_VERSIONS, "topology"))
 def topo(request, fleet_factory):
     if request.param == "v1.12.3":
         yield CapiEnv(request.getfixturevalue("in_place_fleet"), request.param, IN_PLACE_TOPOLOGY_NAMESPACE)
         return
-    fleet = fleet_factory(topology_fleet(request.param))
-    yield CapiEnv(fleet, request.param)
+    spec = IN_PLACE_V114_FLEET if request.param == IN_PLACE_V114 else topology_fleet(request.param)
+    fleet = fleet_factory(spec)
+    yield CapiEnv(fleet, spec["management_clusters"][0]["capi_version"])
     fleet.fleet.down()
 
 
@@ -356,10 +369,17 @@ def test_new_hardware_by_a_variable_override_of_the_md(topo):
     unmapped = topo.run("capi_rollout_restart", switches=[{"name": name, "template": {"overrides": {"extra": "x"}}}])
     assert unmapped.failed and unmapped["reason"] == "pruned_fields", unmapped.get("msg")
     assert "spec.template.spec.extra" in unmapped["msg"] and "was not changed" in unmapped["msg"], unmapped["msg"]
-    checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True)
+    checked = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1", check=True, diff=True)
     assert not checked.failed and checked["changed"] is True, checked.get("msg")
     assert not topo.writes(mark)
     assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    # --diff: the Cluster topology change, then the field of the template the topology will generate from it (the MD's
+    # current template, as read, with customImage as the class's patch sets it)
+    current = md["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+    old_image = topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"]
+    (generated,) = [d for d in checked["diff"] if d.get("before_header", "").startswith(f"dockermachinetemplate/{topo.namespace}/{current} ")]
+    assert f'customImage: "{old_image}"' in generated["before"] and f'customImage: "{image}"' in generated["after"], generated
+    assert "variables.overrides" in " ".join(str(d["after"]) for d in checked["diff"] if d is not generated), checked["diff"]
 
     machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}"))
     res = topo.run("capi_rollout_restart", switches=switch, rollout_id="hw-1")
@@ -573,6 +593,9 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     assert not topo.writes(mark) and _tb_class(topo) == "small"
     assert ("patch", "clusters") in [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
     assert "machineDeployments[md-0].class" in " ".join(str(d.get("after")) for d in checked["diff"]), checked["diff"]
+    # and the field diff of the template the topology will generate: big's image instead of small's
+    (generated,) = [d for d in checked["diff"] if "of worker class big)" in d.get("after_header", "")]
+    assert f'customImage: "{IMAGE}"' in generated["before"] and f'customImage: "{BIG_IMAGE}"' in generated["after"], generated
 
     # the refresh plan picks the same path and sends its Cluster write as a dry run
     planned = topo.run("capi_refresh_plan", check=True, diff=True, namespaces=[PATHS_NS], refresh_id="plan-b",
@@ -582,6 +605,8 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
     notes = " ".join(planned_md["notes"])
     assert "(worker class switch)" in notes and "class=big (was small)" in notes, notes
     assert planned_md["wait"]["topology"] == {"overrides": {}, "template": {"customImage": BIG_IMAGE}, "class": "big"}
+    assert [d["after"] for d in planned["diff"] if "of worker class big)" in d.get("after_header", "")] == \
+        [generated["after"]], planned["diff"]
     assert not topo.writes(mark) and _tb_class(topo) == "small"
 
     machines_before = set(topo.machines(f"cluster.x-k8s.io/deployment-name={name}", PATHS_NS))
@@ -804,14 +829,26 @@ def test_new_hardware_for_a_control_plane_by_a_class_clone_and_a_rebase(topo):
     assert machines and not machines & before
 
 
-@pytest.mark.parametrize("topo", [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place"))], indirect=True)
+def _newest_revision(topo, name):
+    """The newest revision row of the MD's history. The rows above it are changes besides revisions: the topology's
+    rotation of the MD's template, made after the switch recorded its change (docs/history-and-undo.md)."""
+    rows = topo.run("capi_rollout_info", name=name, history=True)["resources"][0]["history"]
+    above = rows[:next(index for index, row in enumerate(rows) if row["revision"] is not None)]
+    assert all(row["actor"] == "capi-topology" for row in above), rows
+    return next(row for row in rows if row["revision"] is not None)
+
+
+@pytest.mark.parametrize("topo", [pytest.param("v1.12.3", marks=pytest.mark.xdist_group("in-place")),
+                                  pytest.param(IN_PLACE_V114, marks=pytest.mark.xdist_group("topology-in-place-v1.14"))],
+                         indirect=True)
 def test_a_topology_switch_where_in_place_is_possible_replaces_every_machine_by_default(topo):
     """Issue 28 §1 for topology MDs: the topology rotates only the infrastructure template, which the in-place fleet's
-    update extension accepts, so CAPI v1.12.3 moves md-0's Machine to the new MachineSet and updates it in place
-    (in_place allow, first: the positive control); the default (in_place replace) writes the trigger with the change,
-    on v1.12 on the MD itself, and the Machine is replaced. With maxSurge 0 / maxUnavailable 1, set here and put back
-    after (with the default maxSurge 1 the one surge Machine already fills a 1-replica MD, so even upstream replaces
-    it). Runs last in the module: it leaves the Cluster's workerImage override changed."""
+    update extension accepts, so CAPI moves md-0's Machine to the new MachineSet and updates it in place
+    (in_place allow, first: the positive control; the refresh plan says so beforehand, and the history after); the
+    default (in_place replace) writes the trigger with the change, on v1.12 on the MD itself, from v1.13 in the same
+    Cluster write (the topology's rollout.after), and the Machine is replaced. With maxSurge 0 / maxUnavailable 1, set
+    here and put back after (with the default maxSurge 1 the one surge Machine already fills a 1-replica MD, so even
+    upstream replaces it). Runs last in the module: it leaves the Cluster's workerImage override changed."""
     md = _md(topo)
     name = md["metadata"]["name"]
     rollout = md["spec"].get("rollout")  # none: CAPI's defaults (maxSurge 1, maxUnavailable 0)
@@ -821,19 +858,47 @@ def test_a_topology_switch_where_in_place_is_possible_replaces_every_machine_by_
                                                                "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}}}})
     try:
         kept = {m["metadata"]["uid"] for m in topo.machines(selector).values()}
+        names = set(topo.machines(selector))
+        # the refresh plan says beforehand what the switch does with the Machines, as for a plain MD (core.inplace)
+        # (run_module: CapiEnv.run would add the env's namespace, which capi_refresh_plan has not)
+        preview = {mode: run_module(topo.fleet.inventory, topo.host, "capi_refresh_plan", {
+            "namespaces": [topo.namespace], "refresh_id": f"preview-{mode}", "in_place": mode,
+            "templates": {"overrides": {"customImage": "kindest/node:v1.30.4-ip"}}}, check=True, kubeconfig="{{ capi_kubeconfig }}")
+            for mode in ("allow", "replace")}
+        for mode, planned in preview.items():
+            assert not planned.failed, planned.get("msg")
+            (planned_md,) = [obj for obj in planned["plan"]["objects"] if obj["ref"] == _ref(topo, "machinedeployment", name)]
+            assert planned_md["action"] == "switch" and planned_md["in_place"] == mode, planned_md
+            assert "through its Cluster topology (variable override)" in planned_md["notes"][0], planned_md["notes"]
+            assert ("may update its Machines in place" if mode == "allow" else "its Machines are replaced") in \
+                " ".join(planned_md["notes"]), planned_md["notes"]
         allowed = topo.run("capi_rollout_restart", in_place="allow", wait=True, wait_timeout=300, stall_timeout=120,
                            switches=[{"name": name, "template": {"overrides": {"customImage": "kindest/node:v1.30.4-ip"}}}])
         assert not allowed.failed, allowed.get("msg")
         assert kept and {m["metadata"]["uid"] for m in topo.machines(selector).values()} == kept
         assert allowed["objects"][0]["machines"] == {"replaced": 0, "updated_in_place": 1}
         assert allowed["objects"][0].get("in_place") == "allow"
+        # read back: the same Machines (by name), now made from the template the topology generated for the change
+        current = _md(topo)["spec"]["template"]["spec"]["infrastructureRef"]["name"]
+        assert topo.get("DockerMachineTemplate", current)["spec"]["template"]["spec"]["customImage"] == "kindest/node:v1.30.4-ip"
+        moved = topo.machines(selector)
+        assert set(moved) == names and all(
+            m["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == current for m in moved.values()), moved
+        # the history says how the Machines changed - updated in place, not replaced - and names the topology change
+        newest = _newest_revision(topo, name)
+        assert newest["cause"] == "in-place update" and newest["machines"] == "1 updated in place", newest
+        (full,) = topo.run("capi_rollout_info", name=name, revision=newest["revision"])["resources"][0]["history"]
+        assert "variables.overrides: workerImage=kindest/node:v1.30.4-ip" in full["record"]["topology"], full["record"]
 
         switch = [{"name": name, "template": {"overrides": {"customImage": "kindest/node:v1.30.4-ip2"}}}]
         mark = topo.mark()
         checked = topo.run("capi_rollout_restart", switches=switch, check=True, diff=True)
         assert not checked.failed and not topo.writes(mark), checked.get("msg")
-        trigger = [op for op in checked["objects"][0]["patch"] if op["path"] == "/spec/rollout/after" and op["op"] != "test"]
-        assert trigger and trigger[0]["value"] in json.dumps(checked["diff"]), checked["diff"]
+        # the trigger: in the Cluster write from v1.13 (the entry's rollout.after), on the MD's own field before
+        written = checked["objects"][0]["owner"]["patch"] if _through_topology(topo) else checked["objects"][0]["patch"]
+        trigger = checked["objects"][0]["rollout_after"]
+        assert trigger and trigger in json.dumps([op for op in written if op["op"] != "test"]), written
+        assert trigger in json.dumps(checked["diff"]), checked["diff"]
 
         res = topo.run("capi_rollout_restart", switches=switch, wait=True, wait_timeout=300, stall_timeout=120)
         assert not res.failed, res.get("msg")
@@ -841,8 +906,15 @@ def test_a_topology_switch_where_in_place_is_possible_replaces_every_machine_by_
         after = {m["metadata"]["uid"] for m in topo.machines(selector).values()}
         assert after and not after & kept  # every Machine new
         assert entry["machines"] == {"replaced": 1, "updated_in_place": 0}
-        assert entry.get("in_place") == "replace" and "before v1.13" in entry["message"], entry
-        assert _own_after(topo, _md(topo)) == entry["rollout_after"]
+        assert entry.get("in_place") == "replace", entry
+        if _through_topology(topo):
+            # one Cluster write: the override and the trigger, which the topology copies into the MD
+            assert entry["owner"]["ref"] == _ref(topo, "cluster", "tr") and "before v1.13" not in entry["message"], entry
+            assert _topology_after(topo, 0) == entry["rollout_after"] == _own_after(topo, _md(topo))
+        else:
+            assert "before v1.13" in entry["message"] and _own_after(topo, _md(topo)) == entry["rollout_after"], entry
+        newest = _newest_revision(topo, name)
+        assert newest["cause"] == "template" and newest["machines"] == "1 replaced", newest
     finally:
         topo.admin.request("PATCH", topo.path("MachineDeployment", name=name), content_type="application/merge-patch+json",
                            body={"spec": {"rollout": rollout}})

@@ -1,12 +1,8 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Whether a management cluster may update Machines in place (CAPI v1.12+, feature gate InPlaceUpdates).
-
-CAPI updates in place only through a runtime extension that serves the in-place hooks; once registered, its
-ExtensionConfig lists them in ``status.handlers`` (cluster-api v1.12.3
-docs/book/src/tasks/experimental-features/runtime-sdk/implement-in-place-update-hooks.md). The feature gate itself
-cannot be read through the API: an ``UpdateMachine`` handler is taken to mean in-place updates are possible.
-One LIST of ExtensionConfigs; a cluster that does not serve them (before v1.12, or no runtime SDK) cannot.
+"""Whether a management cluster may update Machines in place (CAPI v1.12+, feature gate InPlaceUpdates): one LIST
+of ExtensionConfigs, whose answer core.inplace.possible judges; a cluster that does not serve them (before v1.12, or
+no runtime SDK) cannot.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,15 +10,19 @@ __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import resource_path
+from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 
 RUNTIME_GROUP = "runtime.cluster.x-k8s.io"
 EXTENSION_CONFIGS = resource_path(RUNTIME_GROUP, "v1beta2", "extensionconfigs")
-UPDATE_HOOK = "UpdateMachine"
 
 
-def in_place_possible(api):
-    """(possible, warning or None). Credentials that may not list ExtensionConfigs count as possible (the switch
-    then also writes the rollout trigger, which replaces Machines either way) with a warning naming the rule."""
+def in_place_possible(api, version=apiversion.V1BETA2):
+    """(possible, warning or None) for a management cluster serving CAPI API ``version`` (not asked before v1beta2).
+    Credentials that may not list ExtensionConfigs count as possible (the switch then also writes the rollout
+    trigger, which replaces Machines either way) with a warning naming the rule."""
+    if not inplace.asked(version):
+        return False, None
     try:
         body = api.list(EXTENSION_CONFIGS)
     except ApiError as err:
@@ -32,6 +32,4 @@ def in_place_possible(api):
             return True, (f"could not list extensionconfigs.{RUNTIME_GROUP} ({err.status}): assuming CAPI may update "
                           "Machines in place; add the extensionconfigs list rule of docs/rbac.yml to know")
         raise api_error(err, verb="list", resource={"group": RUNTIME_GROUP, "plural": "extensionconfigs"}, host=api.host)
-    return any(((handler.get("requestHook") or {}).get("hook") == UPDATE_HOOK)
-               for item in body.get("items") or []
-               for handler in ((item.get("status") or {}).get("handlers") or [])), None
+    return inplace.possible(version, body.get("items")), None

@@ -172,6 +172,17 @@ def get_template(api, tkind, namespace, name, ref=None, reads=None):
     return obj
 
 
+def infrastructure_template(api, discovery, obj, kind):
+    """The infrastructure template ``obj`` (an MD / KCP) is on now, or None when it does not exist: one GET."""
+    infra = apiversion.normalize_ref(paths.get_path(obj, apiversion.spec_path(
+        kind, obj["apiVersion"].rpartition("/")[2], "infrastructure_ref")))
+    if not infra:
+        return None
+    namespace = obj["metadata"]["namespace"]
+    return get_template(api, template_kind(discovery, infra), namespace, infra["name"],
+                        ref=make_ref(infra["kind"], namespace, infra["name"]))
+
+
 def worker_class_templates(api, discovery, cclass, cluster, obj, overrides, cache, kind=apiversion.MACHINE_DEPLOYMENT):
     """{worker class: its infrastructure template, None when missing} of the other worker classes of ``cclass`` that
     the choice of a topology path for ``obj`` needs (core.topology.templates_needed); None when path (a) covers it.

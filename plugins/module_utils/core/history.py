@@ -551,12 +551,14 @@ def merged_history(md, machine_sets=None, record=None, api_version=None, full=Fa
 
 
 def _entry_cause(entry):
-    """The cause class of a record entry: an undo or a switch changes the template, a restart only the trigger."""
+    """The cause class of a record entry: an undo or a switch changes the template, a restart only the trigger. A
+    topology switch (``topology_after``, core.restart.plan_topology_switch) changes it through the Cluster: the
+    object's own patch, which records it, leaves the template to the topology controller."""
     if not entry:
         return None
     if entry.get("in_place") == "allow":
         return history_events.IN_PLACE_UPDATE
-    if entry.get("action") == "rolled_back" or "from" in entry:
+    if entry.get("action") == "rolled_back" or "from" in entry or "topology_after" in entry:
         return history_events.TEMPLATE
     return history_events.TRIGGER
 

@@ -27,6 +27,7 @@ import math
 import re
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh_status
@@ -304,7 +305,7 @@ def _blockers(entry, clone, on_target, ours, cp_versions, restart=False, on_dele
 
 
 def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", restart=False, field_owners="refuse",
-         on_delete="skip"):
+         on_delete="skip", in_place=None):
     """Report objects for ``candidates`` (info entries) given ``clones`` ({ref: {ok, msg, infrastructure_ref,
     template}} from capi_machine_template in check mode) and every control plane (for the version skew).
 
@@ -312,12 +313,14 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
     the target is the current template, and an object counts as done once this refresh id restarted it.
     ``field_owners``: what a field the switch (or restart) writes that another manager owns means (core.owners:
     refuse: a blocker, warn: a note, ignore: nothing). ``on_delete``: an OnDelete pool is a blocker (skip) or switched
-    and its old Machines deleted by the wave's wait (replace, core.ondelete).
+    and its old Machines deleted by the wave's wait (replace, core.ondelete). ``in_place``: what the switches do with
+    the Machines on this management cluster (core.inplace.mode: None, "replace", "allow").
 
     Each object has the report fields (kind, namespace, name, cluster, replicas, before, after, action,
     result, blockers, started) plus ``ref``, ``target_ref`` (for capi_rollout_restart), ``wait`` (the
-    capi_rollout_wait object: the target template it must stay on, none for a restart), ``resume``
-    and ``notes``.
+    capi_rollout_wait object: the target template it must stay on, none for a restart), ``resume``,
+    ``notes`` and ``in_place`` (a switch's, plain or through a Cluster topology alike, with its note
+    core.inplace.outlook; None for a restart, which replaces every Machine).
     """
     check = mode == "check"
     cp_versions = _control_plane_versions(control_planes)
@@ -354,7 +357,7 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                         "infrastructure_ref": None if restart or not target else
                         {"kind": target.get("kind"), "name": target.get("name")}},
                "blockers": [], "started": None, "wave": None, "restart": bool(restart),
-               "clone": entry.get("clone"), "health": entry.get("health")}
+               "clone": entry.get("clone"), "health": entry.get("health"), "in_place": None if restart else in_place}
         if topo:
             obj["wait"] = {key: value for key, value in obj["wait"].items() if key != "infrastructure_ref"}
             obj["wait"]["topology"] = topo["hold"]
@@ -394,6 +397,8 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
                               "still running, the run waits for it"])
         else:
             obj.update(action=SWITCH, result="planned" if check else "pending")
+            if inplace.outlook(obj["in_place"]):
+                obj["notes"].append(inplace.outlook(obj["in_place"]))
             if ours and not restart:
                 # Drift: a record of this refresh on an object that is not on its target (a hand edit, or a
                 # rerun with other overrides) is switched again, never skipped as done.
@@ -443,11 +448,12 @@ def _unit_waves(objects, max_in_flight, canary, start):
 
 
 def refresh_plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply", max_in_flight=1, canary=False,
-                 restart=False, field_owners="refuse", on_delete="skip"):
+                 restart=False, field_owners="refuse", on_delete="skip", in_place=None):
     """The plan of one management cluster: {objects (see plan), waves (see plan_waves), blocked (the objects with
     blockers)}. ``clones``: {ref: outcome} (clone_outcomes). ValueError for a bad ``max_in_flight``."""
     objects = plan(list(candidates or []), dict(clones or {}), control_planes=control_planes or [],
-                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart), field_owners=field_owners, on_delete=on_delete)
+                   refresh_id=str(refresh_id), mode=mode, restart=bool(restart), field_owners=field_owners, on_delete=on_delete,
+                   in_place=in_place)
     waves = plan_waves(objects, max_in_flight=max_in_flight, canary=bool(canary))
     return {"objects": objects, "waves": waves, "blocked": [obj for obj in objects if obj["blockers"]]}
 

@@ -21,6 +21,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import diff as d
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -326,7 +327,7 @@ def _record(read, changes, written, now, action, target_after, new_infra_ref, en
         api_version=read.version, last_details=details,
         entry_details={"rollout_after": timeutil.format_time(target_after) if action == SCHEDULED else None,
                        "topology": owner["message"] if owner else None,
-                       "in_place": in_place if in_place == "allow" else None}, observed=observed)
+                       "in_place": in_place if in_place == inplace.ALLOW else None}, observed=observed)
     return entry["revision"]
 
 
@@ -351,9 +352,6 @@ def _relied_on(read, owner):
     """The fields the object's patch tests; with a topology write (``owner``) core.patch.beside_owner_write."""
     fields = patches.rollout_fields(read.kind, read.version)
     return fields if owner is None else patches.beside_owner_write(fields)
-
-
-IN_PLACE_CHOICES = ("replace", "allow")
 
 
 def _drain_timeout(read, cluster, seconds, rollout_id, changes):
@@ -441,10 +439,9 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
             return unchanged(*replaces_nothing)
     # A template switch triggers the rollout by itself; rolloutAfter is only added when asked for, or to force
     # replacement where CAPI could update the Machines in place instead.
-    possible = observed.in_place_possible
-    if new_infra_ref is not None and (possible() if callable(possible) else possible):
-        extra["in_place"] = in_place
-    triggers = new_infra_ref is None or after is not None or extra["in_place"] == "replace"
+    if new_infra_ref is not None:
+        extra["in_place"] = inplace.mode(observed.in_place_possible, in_place)
+    triggers = new_infra_ref is None or after is not None or extra["in_place"] == inplace.REPLACE
     extra["trigger_now"] = triggers and means_now(after)
     field, owner, note = _through_topology(read, observed.cluster, target_after, topology_rollout) if triggers \
         else (None, None, "")
@@ -481,7 +478,7 @@ def plan_restart(obj, now, after=None, infrastructure_ref=None, force=False, rec
 
 
 def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=None, worker_templates=None,
-                         topology_rollout=False, in_place="replace"):
+                         topology_rollout=False, in_place="replace", template=None):
     """Plan new hardware for an MD a Cluster topology manages, by path (a) (docs/clusterclass.md): the per-MD
     ``variables.overrides`` entries of the variables ``cclass`` (its ClusterClass) patches onto the fields of
     ``overrides`` (spec.template.spec fields of its infrastructure template, as ``switches[].template.overrides``).
@@ -502,7 +499,10 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     MachineSet and update them in place (mdutil/util.go MachineTemplateUpToDate, EligibleForInPlaceUpdate), so
     "replace" writes the trigger with the change: in the same Cluster write on v1.13+ (``topology_rollout``), on the
     object's own field before (the topology does not own it there). ``topology_rollout`` may be a callable, called
-    only for a trigger."""
+    only for a trigger.
+
+    ``template``: the object's current infrastructure template as read (for ``--diff``): the plan's ``generated`` is
+    then the field diff of the template the topology will generate (core.topology.generated_diff, paths (a) and (b))."""
     recording = recording or records.Recording()
     observed = observed or plans.Observed()
     read = _read(obj, observed.api_version)
@@ -528,12 +528,10 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if owner is None:
         return unchanged(f"the Cluster topology already holds {topologies.change_text(change)}"
                          + (f" (rollout_id {recording.rollout_id} applied at {applied['at']})" if applied else ""))
-    possible = observed.in_place_possible
-    if possible() if callable(possible) else possible:
-        extra["in_place"] = in_place
+    extra["in_place"] = inplace.mode(observed.in_place_possible, in_place)
     changes = ChangeSet()
     note = ""
-    if extra["in_place"] == "replace":
+    if extra["in_place"] == inplace.REPLACE:
         # a restart now's trigger, settled by the flow as one (trigger_now: effective_from)
         target_after = trigger_for_now(now)
         extra.update(rollout_after=timeutil.format_time(target_after), trigger_now=True)
@@ -555,8 +553,8 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if change.get("cluster_class") is not None:
         # path (c): undo rebases the Cluster back onto the class from before (the clone is kept)
         details["topology_cluster_class"] = [topologies.class_name(observed.cluster), change["cluster_class"]]
-    if extra["in_place"] == "allow":
-        details["in_place"] = "allow"
+    if extra["in_place"] == inplace.ALLOW:
+        details["in_place"] = inplace.ALLOW
     if recording.enabled:
         written = diffs.apply_merge_patch(obj, changes.merge_patch() or {})
         entry = records.record_rollout(
@@ -573,6 +571,9 @@ def plan_topology_switch(obj, now, overrides, cclass, recording=None, observed=N
     if change.get("clone") is not None:
         # path (c): the ClusterClass clone and its template, created (flows.restart) before the Cluster write
         plan["clone"] = change["clone"]
+    generated = topologies.generated_diff(change, template, overrides, worker_templates)
+    if generated is not None:
+        plan["generated"] = generated
     return plan
 
 

@@ -387,6 +387,40 @@ def change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=apivers
     return {"path": "worker class switch", "values": {}, "worker_class": fitting[0], "why": why}
 
 
+def _pointer_keys(pointer):
+    """The path keys of an RFC 6901 pointer (``/spec/template/spec/customImage``)."""
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.lstrip("/").split("/"))
+
+
+def generated_diff(change, template, overrides, worker_templates=None):
+    """The ``--diff`` entry of the infrastructure template the topology will generate for ``change``
+    (core.topology.change_for) of an object whose current infrastructure ``template`` (as read; its name the topology
+    made) it replaces: path (a) (a variable override, or a control plane's Cluster variable), the current template with
+    each field of ``overrides`` set as the class's patch sets it; path (b) (a worker class switch), every field of
+    spec.template.spec in which the template of the new class (``worker_templates``, as read) differs from the current
+    one. None for path (c) (the clone's own diff shows its template), when nothing changes, or nothing was read."""
+    if template is None or change.get("cluster_class") is not None:
+        return None
+    current = dict(_leaves(paths.get_path(template, "spec.template.spec", {}) or {}))
+    if change["worker_class"] is not None:
+        other = (worker_templates or {}).get(change["worker_class"])
+        if other is None:
+            return None
+        wanted = dict(_leaves(paths.get_path(other, "spec.template.spec", {}) or {}))
+        source = f"the {other.get('kind')} {paths.get_path(other, 'metadata.name')} of worker class {change['worker_class']}"
+    else:
+        wanted = dict(current, **dict(_leaves(overrides)))
+        source = change_text(change)
+    shown = ChangeSet()
+    for pointer in sorted(set(current) | set(wanted)):
+        shown.record(_pointer_keys(pointer), current.get(pointer), wanted.get(pointer))
+    if not shown.changed:
+        return None
+    meta = template.get("metadata") or {}
+    header = f"{make_ref(template.get('kind'), meta.get('namespace'), meta.get('name'))} as the topology regenerates it ({source})"
+    return shown.diff(header=header)
+
+
 def hold_of(change, overrides):
     """What a wait holds the object to after ``change`` (core.topology.change_for): core.waitstate.hold_topology."""
     hold = {"overrides": change["values"], "template": copy.deepcopy(overrides)}
@@ -409,12 +443,14 @@ def change_text(change):
 
 
 def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=apiversion.MACHINE_DEPLOYMENT,
-                    worker_templates=None):
+                    worker_templates=None, template=None):
     """The plan of new hardware for a topology MD / KCP in a refresh plan (core.refresh.plan): (outcome, the Cluster
     write or None). The outcome is {ok, msg, infrastructure_ref: None, topology} - ``topology``: {path, why, change,
     held (the Cluster holds the change already), hold (what its wait holds it to, core.waitstate.hold_topology),
-    clone (path (c): the ClusterClass clone to create first, core.topology.clone_class; else None)}, None
-    when no path covers it (``msg`` says why and what to do). ``worker_templates``: as core.topology.change_for."""
+    clone (path (c): the ClusterClass clone to create first, core.topology.clone_class; else None), generated (the
+    diff of the template the topology will generate, core.topology.generated_diff of the object's current
+    ``template`` when read, else None)}, None when no path covers it (``msg`` says why and what to do).
+    ``worker_templates``: as core.topology.change_for."""
     try:
         change = change_for(cclass, cluster, obj, ref, template_kind, overrides, kind=kind,
                             worker_templates=worker_templates)
@@ -425,7 +461,8 @@ def refresh_outcome(cclass, cluster, obj, ref, template_kind, overrides, kind=ap
                            cluster_class=change.get("cluster_class"))
     return {"ok": True, "msg": None, "infrastructure_ref": None, "topology": {
         "path": change["path"], "why": change["why"], "change": owner["message"] if owner else f"{cluster_ref(cluster)} holds {change_text(change)} already",
-        "held": owner is None, "hold": hold_of(change, overrides), "clone": change.get("clone")}}, owner
+        "held": owner is None, "hold": hold_of(change, overrides), "clone": change.get("clone"),
+        "generated": generated_diff(change, template, overrides, worker_templates) if owner is not None else None}}, owner
 
 
 # --- path (c): a clone of the ClusterClass with a new template, and a rebase of the Cluster onto it ------------------

@@ -104,6 +104,9 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
             results.append(_result_entry(plan, verb.RESULT_KEYS))
             if plan.get("owner"):
                 diffs.append(plan["owner"]["diff"])
+                if plan.get("generated"):
+                    # the template the topology will generate from that Cluster write (core.topology.generated_diff)
+                    diffs.append(plan["generated"])
             if plan["changed"] and plan["patch"]:
                 diffs.append(plan["diff"])
             for warning in plan.get("warnings") or []:

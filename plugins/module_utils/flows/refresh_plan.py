@@ -10,7 +10,8 @@ refresh covers are picked with core.refresh (select_targets, clone_settings); th
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
 read, planned, its create sent as a server-side dry run; a MachineDeployment a Cluster topology manages gets its
 change planned in its Cluster instead (plan_topology, core.topology.refresh_outcome), the Cluster write sent as a
-server-side dry run. When asked, the lock is looked at first, as capi_rollout_lock
+server-side dry run; whether the switches replace the Machines or CAPI may update them in place is
+core.inplace's (one LIST of ExtensionConfigs). When asked, the lock is looked at first, as capi_rollout_lock
 in check mode does. The plan itself (actions, blockers, waves) is core.refresh.refresh_plan's. Nothing is ever
 written, in check mode or not.
 """
@@ -18,11 +19,13 @@ written, in check mode or not.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
 from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import healthchecks
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
@@ -96,8 +99,9 @@ def plan_topology(run, targets, topology):
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
     for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), a switch to another worker
     class (path (b)), or a rebase onto a clone of the ClusterClass (path (c): the creates of the clone and its
-    template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
-    ClusterClass, and per template of another worker class where path (a) does not cover an MD."""
+    template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs), and
+    with --diff the template the topology will generate (core.topology.generated_diff). One GET per ClusterClass, per
+    template of another worker class where path (a) does not cover an MD, and with --diff per object its template."""
     classes, read, out, diffs, cloned = {}, {}, {}, [], set()
     for entry in targets:
         if entry["ref"] not in topology:
@@ -110,10 +114,13 @@ def plan_topology(run, targets, topology):
                 raise
             continue  # a topology naming no ClusterClass that exists: no path, blocked as managed by a topology
         overrides = (entry.get("clone") or {}).get("overrides") or {}
+        # --diff shows the template the topology will generate against the current one: one GET of it then
+        current = templates_client.infrastructure_template(run.api, run.discovery, obj, entry["kind"]) \
+            if run.module._diff else None
         outcome, owner = topologies.refresh_outcome(
             cclass, cluster, obj, entry["ref"], ((entry.get("template") or {}).get("infrastructure_ref") or {}).get("kind"),
             overrides, kind=entry["kind"], worker_templates=templates_client.worker_class_templates(
-                run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]))
+                run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=entry["kind"]), template=current)
         clone = (outcome.get("topology") or {}).get("clone") if owner is not None else None
         if clone is not None and clone["name"] not in cloned:
             # path (c): the creates of the ClusterClass clone and its template, as dry runs, once per clone
@@ -135,8 +142,25 @@ def plan_topology(run, targets, topology):
                 outcome = dict(outcome, ok=False, msg=f"the dry run of the Cluster write failed: {failed.msg}")
             else:
                 diffs.append(owner["diff"])
+                if outcome["topology"]["generated"]:
+                    diffs.append(outcome["topology"]["generated"])
         out[entry["ref"]] = outcome
     return out, diffs
+
+
+def in_place_mode(run, targets, in_place):
+    """What the switches of ``targets`` do with their Machines (core.inplace.mode for the option ``in_place``, as
+    capi_rollout_restart decides it): one LIST of ExtensionConfigs on a v1beta2 management cluster with something to
+    switch (client.extensions)."""
+    if not targets:
+        return None
+
+    def possible():
+        found, warning = extensions.in_place_possible(run.api, targets[0]["api_version"].rpartition("/")[2])
+        if warning:
+            run.module.warn(warning)
+        return found
+    return inplace.mode(possible, in_place)
 
 
 def _max_in_flight(params):
@@ -180,12 +204,16 @@ def run_refresh_plan(module):
             diffs = diffs + topology_diffs
         except machine_template.FAILURES as err:
             run.fail(err)
+    try:
+        switches = None if params["restart"] else in_place_mode(run, targets, params["in_place"])
+    except machine_template.FAILURES as err:
+        run.fail(err)
     # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible
     # process more than this whole module (docs/performance.md)
     plan = refresh.refresh_plan(targets, outcomes, control_planes=control_planes,
                                 refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
                                 max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"],
-                                field_owners=params["field_owners"], on_delete=params["on_delete"])
+                                field_owners=params["field_owners"], on_delete=params["on_delete"], in_place=switches)
     out = run.result(changed=False, plan=plan, lock=probed,
                      api_version=next((entry["api_version"] for entry in machine_deployments), None))
     if module._diff:

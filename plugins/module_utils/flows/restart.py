@@ -161,7 +161,8 @@ def topology_rollout(run, selected, clusters):
 
 
 def _topology_switches(run, selected, clusters):
-    """{object name: (template overrides, its ClusterClass, its other worker classes' templates)} of the
+    """{object name: (template overrides, its ClusterClass, its other worker classes' templates, its current
+    infrastructure template with --diff, else None)} of the
     ``switches[].template`` entries of objects a Cluster topology manages (core.restart.plan_topology_switch); one GET
     per ClusterClass, and per template of another worker class when path (a) does not cover a switch."""
     by_name = {obj["metadata"]["name"]: obj for obj in selected.objects}
@@ -174,8 +175,10 @@ def _topology_switches(run, selected, clusters):
             continue
         overrides = item["template"].get("overrides") or {}
         cclass = targets.cluster_class(run.api, cluster, classes)
+        # --diff shows the template the topology will generate against the current one: one GET of it then
+        current = templates.infrastructure_template(run.api, run.discovery, obj, selected.kind) if run.module._diff else None
         out[_switch_name(item)] = (overrides, cclass, templates.worker_class_templates(
-            run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=selected.kind))
+            run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=selected.kind), current)
     return out
 
 
@@ -193,10 +196,8 @@ def planner(run, selected, clusters, now, actor):
     def in_place_possible():
         """One LIST, on the first switch planned on a v1beta2 cluster (a switch on v1.12+ may keep its Machines:
         client.extensions); a re-run that plans nothing does not ask."""
-        if selected.version != apiversion.V1BETA2:
-            return False
         if not known:
-            possible, warning = extensions.in_place_possible(run.api)
+            possible, warning = extensions.in_place_possible(run.api, selected.version)
             if warning:
                 run.module.warn(warning)
             known.append(possible)
@@ -247,11 +248,12 @@ def planner(run, selected, clusters, now, actor):
 
     def plan_with(obj, read_sets, read_machines):
         if obj["metadata"]["name"] in topology_switches:
-            overrides, cclass, class_templates = topology_switches[obj["metadata"]["name"]]
+            overrides, cclass, class_templates, current = topology_switches[obj["metadata"]["name"]]
             return restarts.plan_topology_switch(obj, now, overrides, cclass, recording=recording, observed=plans.Observed(
                 api_version=selected.version, cluster=clusters.get(views.cluster_name_of(obj)), machine_sets=read_sets,
                 machines=read_machines, in_place_possible=in_place_possible), worker_templates=class_templates,
-                topology_rollout=switch_through_topology, in_place=params.get("in_place") or "replace")
+                topology_rollout=switch_through_topology, in_place=params.get("in_place") or "replace",
+                template=current)
         if per_object is None:
             infrastructure_ref = params.get("infrastructure_ref")
         else:

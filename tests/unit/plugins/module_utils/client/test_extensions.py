@@ -49,3 +49,8 @@ def test_other_errors_fail():
     with pytest.raises(Exception) as err:
         extensions.in_place_possible(_Api(ApiError(500)))
     assert "extensionconfigs" in str(err.value)
+
+
+def test_a_v1beta1_management_cluster_is_not_asked():
+    api = _Api({"items": [_config("UpdateMachine")]})
+    assert extensions.in_place_possible(api, "v1beta1") == (False, None) and api.paths == []

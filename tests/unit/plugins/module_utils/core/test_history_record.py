@@ -446,3 +446,20 @@ def test_readers_do_not_modify_inputs():
     history.history_info(md, sets, revision=3)
     history.record_with_entry(md, _entry(4), 10)
     assert (md, sets) == before
+
+
+def test_a_topology_switch_is_a_template_change_though_its_own_patch_leaves_the_template():
+    """core.restart.plan_topology_switch records on the MD, whose template the topology controller changes afterwards:
+    the entry has no ``from``, its ``topology_after`` says it changed the template; a topology restart (a trigger
+    through the Cluster) has ``topology`` only."""
+    md = objs.machine_deployment("v1beta2", revision="2", infra="md-0-infra-a")
+    ident = history.identity_of(md)
+    switched = history.make_entry(2, "2026-02-01T00:00:00Z", "restarted", ident, ident, topology="cluster/default/c ...",
+                                  topology_after={"workerImage": "img:2"}, topology_before={"workerImage": None})
+    by_class = history.make_entry(2, "2026-02-01T00:00:00Z", "restarted", ident, ident, topology="cluster/default/c ...",
+                                  topology_after={}, topology_class=["small", "big"])
+    restarted = history.make_entry(2, "2026-02-01T00:00:00Z", "restarted", ident, ident, topology="cluster/default/c ...")
+    allowed = dict(switched, in_place="allow")
+    causes = [history.merged_history(objs.annotate(md, KEY, history.serialize([entry])), [])[0]["cause"]
+              for entry in (switched, by_class, restarted, allowed)]
+    assert causes == ["template", "template", "trigger", "in-place update"]

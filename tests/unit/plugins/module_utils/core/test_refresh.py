@@ -6,6 +6,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
 from ansible_collections.capi.rollout.plugins.module_utils.core import refresh
 
 
@@ -347,3 +348,26 @@ def test_the_mds_of_one_rebased_cluster_are_one_unit_in_one_wave():
     plain = refresh.refresh_plan([a0, b0, a1], dict(_through_topology(a0), **_through_topology(a1), **_through_topology(b0)),
                                  refresh_id="r-1", max_in_flight=1)
     assert [len(wave["objects"]) for wave in plain["waves"]] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("mode, said", [(None, None), ("replace", "its Machines are replaced"),
+                                        ("allow", "CAPI may update its Machines in place")])
+def test_a_switch_says_what_happens_to_its_machines_plain_or_through_its_cluster_topology(mode, said):
+    """The preview of core.inplace (the rule capi_rollout_restart writes by) on every switch: a plain MD, a topology MD
+    by a variable override (path (a)) or a rebase (path (c)), and a control plane."""
+    plain, topo, rebased, cp = (entry("a-md-0"), entry("b-md-0", topology=True), entry("c-md-0", "c", topology=True),
+                                entry("a-cp", kind="KubeadmControlPlane"))
+    outcomes = dict(clone(plain), **_through_topology(topo), **_rebased(rebased), **clone(cp))
+    objects = refresh.plan([cp, plain, topo, rebased], outcomes, refresh_id="r-1", in_place=mode)
+    assert [obj["action"] for obj in objects] == ["switch"] * 4
+    for obj in objects:
+        assert obj["in_place"] == mode
+        notes = [note for note in obj["notes"] if "Machines" in note]
+        assert notes == ([] if said is None else [inplace.outlook(mode)]) and (said is None or said in notes[0]), obj
+    # a restart replaces every Machine, whatever the mode; a resumed switch says nothing again
+    restarted = refresh.plan([plain], {}, refresh_id="r-1", restart=True, in_place=mode)[0]
+    assert restarted["in_place"] is None and not [note for note in restarted["notes"] if "Machines" in note]
+    ours = {"id": "r-1", "at": "2026-11-30T06:00:00Z"}
+    resumed = refresh.plan([entry("b-md-0", topology=True, last=ours, complete=False)],
+                           _through_topology(topo, held=True), refresh_id="r-1", in_place=mode)[0]
+    assert resumed["resume"] and not [note for note in resumed["notes"] if "in place" in note]

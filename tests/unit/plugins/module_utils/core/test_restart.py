@@ -591,6 +591,13 @@ def test_topology_switch_writes_the_override_and_records_it():
     again = restart.plan_topology_switch(recorded, objs.NOW, {"customImage": "img:2"}, CLASS,
                                          observed=Observed(cluster=written), recording=Recording(rollout_id="hw-1"))
     assert again["changed"] is False and "already holds workerImage=img:2" in again["message"]
+    # no template read (no --diff): no generated diff; with it, the field the variable sets, before and after
+    assert "generated" not in plan
+    current = {"kind": "DockerMachineTemplate", "metadata": {"name": "md-0-infra-abcde", "namespace": "default"},
+               "spec": {"template": {"spec": {"customImage": "img:1"}}}}
+    shown = restart.plan_topology_switch(md, objs.NOW, {"customImage": "img:2"}, CLASS, observed=Observed(cluster=cluster),
+                                         recording=Recording(rollout_id="hw-1"), template=current)["generated"]
+    assert ('customImage: "img:1"' in shown["before"] and 'customImage: "img:2"' in shown["after"]), shown
 
 
 def _switch_in_place(in_place="replace", topology_rollout=False, possible=True):

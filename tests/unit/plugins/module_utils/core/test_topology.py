@@ -390,3 +390,51 @@ def test_refresh_outcome_plans_a_class_switch_with_its_hold():
                                           {"extra": 1}, worker_templates=templates)
     assert none is None and held["topology"]["held"] and held["topology"]["change"] == \
         "cluster/default/shop holds class=big-worker already"
+
+
+# --- --diff: the template the topology will generate (paths (a) and (b)) ---------------------------------------------
+
+def _current(**spec):
+    return dict(_template("shop-md-0-infra-abcde", **spec), metadata={"name": "shop-md-0-infra-abcde", "namespace": "default"})
+
+
+def test_the_diff_of_path_a_is_the_current_template_with_the_mapped_field_set_to_the_override():
+    current = _current(customImage="img:1", extraMounts=[{"hostPath": "/a"}])
+    change = topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                 {"customImage": "img:2"}, worker_templates={})
+    diff = topology.generated_diff(change, current, {"customImage": "img:2"})
+    # only the field the variable sets: the rest of the template stays as it is
+    assert (diff["before"], diff["after"]) == ('spec:\n  template:\n    spec:\n      customImage: "img:1"\n',
+                                               'spec:\n  template:\n    spec:\n      customImage: "img:2"\n')
+    assert diff["before_header"] == ("dockermachinetemplate/default/shop-md-0-infra-abcde as the topology regenerates it "
+                                     "(workerImage=img:2) (before)")
+    # a field the template lacks so far shows as added; the template as asked for already: no diff
+    added = topology.generated_diff(change, _current(), {"customImage": "img:2"})
+    assert added["before"] == "" and "customImage" in added["after"]
+    assert topology.generated_diff(change, _current(customImage="img:2"), {"customImage": "img:2"}) is None
+    # not read (no --diff): none
+    assert topology.generated_diff(change, None, {"customImage": "img:2"}) is None
+
+
+def test_the_diff_of_path_b_is_every_field_the_other_worker_class_template_differs_in():
+    templates = {"big-worker": _template("t-big", extra=1, customImage="img:1"), "bigger-worker": _template("t-bigger")}
+    change = topology.change_for(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate", {"extra": 1},
+                                 worker_templates=templates)
+    diff = topology.generated_diff(change, _current(customImage="img:1", memory="2Gi"), {"extra": 1}, templates)
+    assert diff["before"] == 'spec:\n  template:\n    spec:\n      memory: "2Gi"\n'
+    assert diff["after"] == "spec:\n  template:\n    spec:\n      extra: 1\n"
+    assert "(the DockerMachineTemplate t-big of worker class big-worker)" in diff["after_header"]
+
+
+def test_path_c_has_no_generated_diff_of_its_own():
+    change = {"path": "ClusterClass rebase", "values": {}, "worker_class": None, "cluster_class": "quick-start-1a2b3c4d"}
+    assert topology.generated_diff(change, _current(customImage="img:1"), {"customImage": "img:2"}) is None
+
+
+def test_refresh_outcome_carries_the_generated_diff_when_the_template_was_read():
+    outcome, owner = topology.refresh_outcome(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:2"}, template=_current(customImage="img:1"))
+    assert owner is not None and 'customImage: "img:2"' in outcome["topology"]["generated"]["after"]
+    unread, _owner = topology.refresh_outcome(CLASS_B, _cluster(), _md("md-0"), MD_REF, "DockerMachineTemplate",
+                                              {"customImage": "img:2"})
+    assert unread["topology"]["generated"] is None

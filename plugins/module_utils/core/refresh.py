@@ -359,6 +359,8 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
             obj["wait"] = {key: value for key, value in obj["wait"].items() if key != "infrastructure_ref"}
             obj["wait"]["topology"] = topo["hold"]
             obj["notes"].append(f"through its Cluster topology ({topo['path']}): {topo['change']}; {topo['why']}")
+            if topo.get("unchecked"):
+                obj["notes"].append(topo["unchecked"])
             if topo["hold"].get("cluster_class"):
                 # a rebase rolls every MD of that worker class of the Cluster at once: one unit in one wave (plan_waves)
                 obj["unit"] = f"cluster/{entry.get('namespace')}/{entry.get('cluster')} onto {topo['hold']['cluster_class']}"

@@ -347,3 +347,13 @@ def test_the_mds_of_one_rebased_cluster_are_one_unit_in_one_wave():
     plain = refresh.refresh_plan([a0, b0, a1], dict(_through_topology(a0), **_through_topology(a1), **_through_topology(b0)),
                                  refresh_id="r-1", max_in_flight=1)
     assert [len(wave["objects"]) for wave in plain["waves"]] == [1, 1, 1]
+
+
+def test_a_rebase_not_dry_run_says_so_in_the_notes():
+    obj = entry("a-md-0", "a", topology=True)
+    outcome = _rebased(obj)
+    outcome[obj["ref"]]["topology"]["unchecked"] = "cluster/default/a: the rebase onto ClusterClass bare-1a2b3c4d was not sent"
+    got = refresh.plan([obj], outcome, refresh_id="r-1")[0]
+    assert got["action"] == "switch" and got["notes"][1] == outcome[obj["ref"]]["topology"]["unchecked"]
+    # positive control: a rebase that was dry-run has no such note
+    assert len(refresh.plan([obj], _rebased(obj), refresh_id="r-1")[0]["notes"]) == 1

@@ -12,9 +12,12 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import topology
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.client.fakes import DRY_RUN, WRITE
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core.test_topology_rebase import TEMPLATES, _class
-from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows.test_change import (  # noqa: F401 (fixture)
-    CLUSTERS, EXTENSION_CONFIGS, MDS, FakeModule, conn, md_list, run,
-)
+from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.flows import test_change as change_flow
+
+# the scripted API of the change flow's tests (a pytest fixture), and its names
+conn = change_flow.conn
+CLUSTERS, EXTENSION_CONFIGS, MDS = change_flow.CLUSTERS, change_flow.EXTENSION_CONFIGS, change_flow.MDS
+FakeModule, md_list, run = change_flow.FakeModule, change_flow.md_list, change_flow.run
 
 CLASSES = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/clusterclasses"
 CLASS_TEMPLATES = "/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/default/dockermachinetemplates"

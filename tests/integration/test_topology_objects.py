@@ -42,7 +42,7 @@ def topology_fleet(capi_version):
                 # path (b): no variable, two worker classes with their own images, for Cluster "tb" (its namespace)
                 {"name": "bare", "namespace": PATHS_NS, "control_plane_image": IMAGE,
                  "workers": [{"class": "small", "image": IMAGE}, {"class": "big", "image": BIG_IMAGE}]},
-                # path (c): Cluster "tc" (its namespace); on v1.14 Cluster "tm" too, in a namespace of its own
+                # path (c): Cluster "tc" (its namespace); on v1.10 and v1.14 Cluster "tm" too, in a namespace of its own
                 rebase_class_and_cluster()[0]] + [pair[0] for pair in _merge_cluster(capi_version)],
             "workload_clusters": [
                 topology_cluster(),
@@ -57,8 +57,8 @@ def topology_fleet(capi_version):
 
 
 def _merge_cluster(capi_version):
-    """Path (c) with one Cluster write for two MDs and their triggers (v1.14 only): ClusterClass lone-m, Cluster tm."""
-    return [rebase_class_and_cluster(MERGE_NS, "tm", "lone-m")] if capi_version == "v1.14" else []
+    """Path (c) of two MDs in one call and through the role (v1.10 and v1.14): ClusterClass lone-m, Cluster tm."""
+    return [rebase_class_and_cluster(MERGE_NS, "tm", "lone-m")] if capi_version in ("v1.10", "v1.14") else []
 
 
 @pytest.fixture(scope="module", params=per_fleet(TOPOLOGY_VERSIONS, "topology"))
@@ -828,7 +828,7 @@ def test_mds_of_one_cluster_rebased_with_their_triggers_are_one_cluster_write(to
                   lambda: _tc_rolled(topo, REBASE_IMAGE, before, written_at, namespace=MERGE_NS, cluster="tm"))
 
 
-@pytest.mark.parametrize("topo", per_fleet(("v1.14",), "topology"), indirect=True)
+@pytest.mark.parametrize("topo", per_fleet(("v1.10", "v1.14"), "topology"), indirect=True)
 def test_a_failed_wave_with_a_rebased_cluster_undoes_it_by_one_rebase_back(topo, tmp_path):
     """playbooks/hardware_refresh.yml over Cluster tm (namespace topo-rebase-merge): md-0 and md-1 need path (c), so
     the plan makes them one unit in one wave (max_in_flight 1), the wave rebases tm once, a failing after-wave hook

@@ -720,6 +720,9 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
     refs = sorted(f"machinedeployment/{REBASE_NAMESPACE}/{md['metadata']['name']}" for md in mds.values())
     assert [sorted(wave["objects"]) for wave in planned["plan"]["waves"]] == [refs], planned["plan"]["waves"]
+    # and says that the rebase onto the clone, which does not exist yet, was not dry-run
+    for obj in planned["plan"]["objects"]:
+        assert any("was not sent as a dry run" in note for note in obj["notes"]), obj["notes"]
     assert not topo.writes(mark)
 
     # both in one call, as a wave of the role does: one Cluster write, both recorded

@@ -121,7 +121,9 @@ _value:
     - The objects with the step recorded; for V(wave_failed) a dictionary of C(objects), C(status) (the management
       cluster's C(result), C(failure_reason) and C(next_step)), C(failed_refs), C(wave) (its name), C(undo) (the
       MachineDeployments to switch back, as M(capi.rollout.capi_rollout_wait) objects; empty when nothing is undone),
-      C(undo_refs) and C(undo_rollout_id) (C(<refresh_id>-undo)); for V(end_check) C(objects) and C(status); for
+      C(undo_refs), C(undo_calls) (the M(capi.rollout.capi_rollout_undo) calls - C(kind), C(namespace), C(names),
+      C(refs) - one per object, one for the MachineDeployments of one Cluster rebased onto a ClusterClass clone) and
+      C(undo_rollout_id) (C(<refresh_id>-undo)); for V(end_check) C(objects) and C(status); for
       V(undo_waits) a list of M(capi.rollout.capi_rollout_wait) objects.
   type: dict
 '''

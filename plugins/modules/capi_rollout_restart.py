@@ -482,6 +482,11 @@ objects:
           then only records it, or is null without a record). C(ref) the Cluster, C(patch) the JSON patch sent
           (a C(test) that the topology entry at that index is still this object's, then the field's), C(changes)
           (paths such as C(spec.topology.workers.machineDeployments[md-0].rollout.after)) and C(message).
+        - The Cluster writes of several objects of one Cluster in one call are sent as one JSON patch (each object's
+          C(patch) here is its part).
+        - C(check_mode_note), only in check mode for a rebase onto a ClusterClass clone that does not exist yet - why
+          that Cluster write was not sent as a dry run (CAPI's Cluster webhook refuses a class it cannot read; the
+          creates of the clone and its template were dry runs).
       returned: when a Cluster topology was (would be) written for this object
       type: dict
       sample: {ref: cluster/fleet-a/prod-eu-1, message: "cluster/fleet-a/prod-eu-1 spec.topology.controlPlane.rollout.after=2026-03-01T12:00:00Z"}

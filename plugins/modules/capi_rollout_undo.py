@@ -341,6 +341,7 @@ objects:
         - For a MachineDeployment a Cluster topology (ClusterClass) manages, the write of the Cluster that reverts the
           topology change recorded in its history (its per-MD C(variables.overrides) put back as they were before;
           C(docs/clusterclass.md)) - C(ref), C(patch), C(changes), C(message). The object's own patch only records it.
+          The Cluster writes of several objects of one Cluster in one call are sent as one JSON patch.
       returned: when a Cluster topology was (would be) written for this object
       type: dict
     hold:

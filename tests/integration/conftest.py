@@ -271,11 +271,11 @@ def topology_cluster(namespace="default"):
 REBASE_NAMESPACE = "topo-rebase"
 
 
-def rebase_class_and_cluster():
+def rebase_class_and_cluster(namespace=REBASE_NAMESPACE, cluster="tc", cluster_class="lone"):
     """(ClusterClass "lone", topology Cluster "tc" with MDs md-0 and md-1 of its worker class small, 1 replica each)."""
-    return ({"name": "lone", "namespace": REBASE_NAMESPACE, "control_plane_image": TOPOLOGY_IMAGE,
+    return ({"name": cluster_class, "namespace": namespace, "control_plane_image": TOPOLOGY_IMAGE,
              "workers": [{"class": "small", "image": TOPOLOGY_IMAGE}]},
-            {"name": "tc", "namespace": REBASE_NAMESPACE, "kubernetes_version": "v1.30.4", "topology": {"class": "lone"},
+            {"name": cluster, "namespace": namespace, "kubernetes_version": "v1.30.4", "topology": {"class": cluster_class},
              "control_plane": {"replicas": 1},
              "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1},
                                      {"name": "md-1", "class": "small", "replicas": 1}]})

@@ -27,6 +27,7 @@ per_release = pytest.mark.parametrize("topo", PER_RELEASE, indirect=True)
 DEPLOYMENT_NAME = "topology.cluster.x-k8s.io/deployment-name"
 PATHS_NS = "topo-paths"
 BIG_IMAGE = "kindest/node:v1.30.4-big"
+MERGE_NS = "topo-rebase-merge"
 
 
 def topology_fleet(capi_version):
@@ -41,8 +42,8 @@ def topology_fleet(capi_version):
                 # path (b): no variable, two worker classes with their own images, for Cluster "tb" (its namespace)
                 {"name": "bare", "namespace": PATHS_NS, "control_plane_image": IMAGE,
                  "workers": [{"class": "small", "image": IMAGE}, {"class": "big", "image": BIG_IMAGE}]},
-                # path (c): Cluster "tc" (its namespace)
-                rebase_class_and_cluster()[0]],
+                # path (c): Cluster "tc" (its namespace); on v1.10 and v1.14 Cluster "tm" too, in a namespace of its own
+                rebase_class_and_cluster()[0]] + [pair[0] for pair in _merge_cluster(capi_version)],
             "workload_clusters": [
                 topology_cluster(),
                 # a plain cluster beside it: a wave whose other object fails (the role's automatic undo)
@@ -50,7 +51,7 @@ def topology_fleet(capi_version):
                  "machine_deployments": [{"name": "md-0", "replicas": 1}]},
                 {"name": "tb", "namespace": PATHS_NS, "kubernetes_version": "v1.30.4", "topology": {"class": "bare"},
                  "control_plane": {"replicas": 1}, "machine_deployments": [{"name": "md-0", "class": "small", "replicas": 1}]},
-                rebase_class_and_cluster()[1]],
+                rebase_class_and_cluster()[1]] + [pair[1] for pair in _merge_cluster(capi_version)],
         }],
     }
 
@@ -65,6 +66,11 @@ IN_PLACE_V114_FLEET = {
         "in_place_accepts": ["infrastructureRef", "version"], "in_place_seconds": 2,
         "cluster_classes": [topology_class()], "workload_clusters": [topology_cluster()]}],
 }
+
+
+def _merge_cluster(capi_version):
+    """Path (c) of two MDs in one call and through the role (v1.10 and v1.14): ClusterClass lone-m, Cluster tm."""
+    return [rebase_class_and_cluster(MERGE_NS, "tm", "lone-m")] if capi_version in ("v1.10", "v1.14") else []
 
 
 @pytest.fixture(scope="module", params=per_fleet(TOPOLOGY_VERSIONS, "topology"))
@@ -641,39 +647,38 @@ def test_new_hardware_by_a_worker_class_switch_and_its_undo(topo):
 REBASE_IMAGE = "kindest/node:v1.30.4-rebase"
 
 
-def _tc_mds(topo):
+def _tc_mds(topo, namespace=REBASE_NAMESPACE, cluster="tc"):
     """{topology name: MD} of Cluster tc."""
-    items = topo.admin.list(topo.path("MachineDeployment", REBASE_NAMESPACE), label_selector="cluster.x-k8s.io/cluster-name=tc")
+    items = topo.admin.list(topo.path("MachineDeployment", namespace), label_selector=f"cluster.x-k8s.io/cluster-name={cluster}")
     return {item["metadata"]["labels"][DEPLOYMENT_NAME]: item for item in items["items"]}
 
 
-def _tc_class(topo):
-    topology = topo.get("Cluster", "tc", REBASE_NAMESPACE)["spec"]["topology"]
+def _tc_class(topo, namespace=REBASE_NAMESPACE, cluster="tc"):
+    topology = topo.get("Cluster", cluster, namespace)["spec"]["topology"]
     return topology["class"] if topo.version == "v1beta1" else topology["classRef"]["name"]
 
 
-def _tc_machines(topo):
+def _tc_machines(topo, namespace=REBASE_NAMESPACE, cluster="tc"):
     """{MD topology name: {Machine name: Machine}} of Cluster tc's MDs."""
-    return {entry: topo.machines(f"cluster.x-k8s.io/deployment-name={md['metadata']['name']}", REBASE_NAMESPACE)
-            for entry, md in _tc_mds(topo).items()}
+    return {entry: topo.machines(f"cluster.x-k8s.io/deployment-name={md['metadata']['name']}", namespace)
+            for entry, md in _tc_mds(topo, namespace, cluster).items()}
 
 
-def _tc_rolled(topo, image, before, written_at):
+def _tc_rolled(topo, image, before, written_at, namespace=REBASE_NAMESPACE, cluster="tc"):
     """Every MD of tc on a template the topology generated with ``image``, and every Machine new: not one of
     ``before`` and created at or after ``written_at`` (the Cluster write's time, RFC 3339 seconds)."""
-    for entry, md in _tc_mds(topo).items():
-        template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"],
-                            REBASE_NAMESPACE)
-        machines = _tc_machines(topo)[entry]
+    for entry, md in _tc_mds(topo, namespace, cluster).items():
+        template = topo.get("DockerMachineTemplate", md["spec"]["template"]["spec"]["infrastructureRef"]["name"], namespace)
+        machines = _tc_machines(topo, namespace, cluster)[entry]
         if template["spec"]["template"]["spec"].get("customImage") != image or not machines or set(machines) & before[entry] \
                 or any(m["metadata"]["creationTimestamp"] < written_at for m in machines.values()):
             return False
     return True
 
 
-def _written_at(topo):
+def _written_at(topo, namespace=REBASE_NAMESPACE, cluster="tc"):
     """When capi-rollout last wrote Cluster tc (its managedFields entry)."""
-    fields = topo.get("Cluster", "tc", REBASE_NAMESPACE)["metadata"]["managedFields"]
+    fields = topo.get("Cluster", cluster, namespace)["metadata"]["managedFields"]
     return max(f["time"] for f in fields if f["manager"] == "capi-rollout")
 
 
@@ -681,8 +686,9 @@ def _written_at(topo):
 def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     """Path (c): ClusterClass "lone" patches no variable and has one worker class, whose template lacks the image asked
     for, so the collection creates a clone of the class whose worker class small takes a clone of its template with the
-    image, and rebases Cluster tc onto it (check mode: dry runs of both creates and of the Cluster write, nothing
-    written; the diff shows the class and the template field; md-0's message names md-1, which rolls with it; the
+    image, and rebases Cluster tc onto it (check mode: dry runs of both creates, not of the rebase onto the clone they
+    did not make - CAPI's webhook refuses it - which the result says, nothing written; once the clone exists the rebase
+    is dry-run too; the diff shows the class and the template field; md-0's message names md-1, which rolls with it; the
     refresh plan puts both in one wave). Both MDs in one call: one Cluster write, both recorded, every Machine new on
     templates the topology generated; a re-run changes nothing; the undo rebases tc back onto "lone" (the clone is
     kept). Without create on clusterclasses (docs/rbac.yml) nothing is written."""
@@ -713,7 +719,15 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     assert not checked.failed and checked["changed"] is True, checked.get("msg")
     assert not topo.writes(mark) and _tc_class(topo) == "lone"
     dry = [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
-    assert {("create", "dockermachinetemplates"), ("create", "clusterclasses"), ("patch", "clusters")} <= set(dry), dry
+    assert {("create", "dockermachinetemplates"), ("create", "clusterclasses")} <= set(dry), dry
+    # not the rebase onto the clone that only the dry run "made": CAPI's Cluster webhook refuses a class it cannot get
+    # (docs/clusterclass.md); the result says so. Where in-place updates are possible (v1.12.3 here) the release is
+    # asked by one dry-run probe of the Cluster (a merge patch).
+    probes = 1 if topo.capi_version == "v1.12.3" else 0
+    assert dry.count(("patch", "clusters")) == probes, dry
+    note = checked["objects"][0]["owner"]["check_mode_note"]
+    assert note.startswith(f"cluster/{REBASE_NAMESPACE}/tc: the rebase onto ClusterClass lone-") and \
+        "not sent as a dry run" in note, note
     texts = json.dumps(checked["diff"])
     class_field = "class" if topo.version == "v1beta1" else "classRef"
     assert class_field in texts and "lone-" in texts and REBASE_IMAGE in texts, checked["diff"]
@@ -731,6 +745,9 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     assert not planned.failed and not planned["plan"]["blocked"], planned.get("msg") or planned["plan"]["blocked"]
     refs = sorted(f"machinedeployment/{REBASE_NAMESPACE}/{md['metadata']['name']}" for md in mds.values())
     assert [sorted(wave["objects"]) for wave in planned["plan"]["waves"]] == [refs], planned["plan"]["waves"]
+    # and says that the rebase onto the clone, which does not exist yet, was not dry-run
+    for obj in planned["plan"]["objects"]:
+        assert any("was not sent as a dry run" in note for note in obj["notes"]), obj["notes"]
     assert not topo.writes(mark)
 
     # both in one call, as a wave of the role does: one Cluster write, both recorded
@@ -782,6 +799,100 @@ def test_new_hardware_by_a_class_clone_and_a_rebase_and_its_undo(topo):
     assert _tc_class(topo) == "lone" and topo.get("ClusterClass", clone, REBASE_NAMESPACE)
     written_at = _written_at(topo)
     topo.wait_for("every Machine of md-0 and md-1 replaced again", lambda: _tc_rolled(topo, IMAGE, before, written_at))
+
+    # positive control of the check mode above: the clone exists now (the undo keeps it), so the rebase is dry-run
+    mark = topo.mark()
+    rechecked = topo.run("capi_rollout_restart", namespace=REBASE_NAMESPACE, switches=switch, rollout_id="hw-c2", check=True)
+    assert not rechecked.failed and rechecked["changed"] is True, rechecked.get("msg")
+    assert "check_mode_note" not in rechecked["objects"][0]["owner"], rechecked["objects"][0]["owner"]
+    dry = [(e["verb"], e["objectRef"]["resource"]) for e in topo.dry_runs(mark)]
+    assert dry.count(("patch", "clusters")) == probes + 1 and not topo.writes(mark), dry
+
+
+EXTENSION_CONFIG_CRD = "extensionconfigs.runtime.cluster.x-k8s.io"
+
+
+@pytest.mark.parametrize("topo", per_fleet(("v1.14",), "topology"), indirect=True)
+def test_mds_of_one_cluster_rebased_with_their_triggers_are_one_cluster_write(topo):
+    """Path (c) for md-0 and md-1 of Cluster tm (namespace topo-rebase-merge, its ClusterClass lone-m) in one call where CAPI may update
+    Machines in place, on v1.14: each MD's Cluster write carries the rebase and its own topology rollout.after, and
+    they go as one JSON patch (planned from one read, a second write would fail the first one's test of the class
+    and, re-planned on a Cluster already on the clone, lose its trigger). Crafted: the update extension's
+    ExtensionConfig (CRD and object, removed at the end), which is how the collection tells that in-place updates are
+    possible; this fleet runs without InPlaceUpdates, so CAPI replaces the Machines either way."""
+    from capisim.crds import CRD_PATH, install_crds, load_crds
+    from capisim.objects import collection_path, in_place_extension_config, object_path
+
+    mds = _tc_mds(topo, MERGE_NS, "tm")
+    before = {entry: set(machines) for entry, machines in _tc_machines(topo, MERGE_NS, "tm").items()}
+    install_crds(topo.admin, [crd for crd in load_crds(topo.capi_version, in_place=True)
+                              if crd["metadata"]["name"] == EXTENSION_CONFIG_CRD])
+    config, status = in_place_extension_config()
+    created = topo.admin.create(collection_path(config), config)
+    try:
+        topo.admin.replace_status(object_path(created), dict(created, status=status))
+        both = [{"name": md["metadata"]["name"], "template": {"overrides": {"customImage": REBASE_IMAGE}}} for md in mds.values()]
+        mark = topo.mark()
+        res = topo.run("capi_rollout_restart", namespace=MERGE_NS, switches=both, rollout_id="hw-merge", wait=True,
+                       wait_timeout=300, stall_timeout=120)
+    finally:
+        topo.admin.delete(object_path(created))
+        topo.admin.delete(f"{CRD_PATH}/{EXTENSION_CONFIG_CRD}")
+    assert not res.failed, res.get("msg")
+    assert [(entry["changed"], entry["in_place"]) for entry in res["objects"]] == [(True, "replace")] * 2, res["objects"]
+    writes = [(e["verb"], e["objectRef"]["resource"], (e.get("responseStatus") or {}).get("code")) for e in topo.writes(mark)]
+    # positive control of the audit log: the clone was created; then one Cluster write, answered 200
+    assert ("create", "clusterclasses", 201) in writes, writes
+    assert [w for w in writes if w[1] == "clusters"] == [("patch", "clusters", 200)], writes
+    # read back: the Cluster on the clone, each MD's entry with the trigger of its own result
+    clone = res["objects"][0]["hold"]["cluster_class"]
+    assert _tc_class(topo, MERGE_NS, "tm") == clone
+    entries = {entry["name"]: entry for entry in topo.get("Cluster", "tm", MERGE_NS)["spec"]["topology"]["workers"]["machineDeployments"]}
+    by_md = {md["metadata"]["name"]: name for name, md in mds.items()}
+    for entry in res["objects"]:
+        assert entries[by_md[entry["name"]]]["rollout"]["after"] == entry["rollout_after"], (entries, entry)
+    written_at = _written_at(topo, MERGE_NS, "tm")
+    topo.wait_for("every Machine of md-0 and md-1 replaced",
+                  lambda: _tc_rolled(topo, REBASE_IMAGE, before, written_at, namespace=MERGE_NS, cluster="tm"))
+
+
+@pytest.mark.parametrize("topo", per_fleet(("v1.10", "v1.14"), "topology"), indirect=True)
+def test_a_failed_wave_with_a_rebased_cluster_undoes_it_by_one_rebase_back(topo, tmp_path):
+    """playbooks/hardware_refresh.yml over Cluster tm (namespace topo-rebase-merge): md-0 and md-1 need path (c), so
+    the plan makes them one unit in one wave (max_in_flight 1), the wave rebases tm once, a failing after-wave hook
+    fails it, and the automatic undo rebases tm back once (one capi_rollout_undo call for the unit) and records the
+    undo on both MDs; every Machine is new, on the image from before."""
+    from hardware_refresh_support import FAST, run_playbook
+    mds = _tc_mds(topo, MERGE_NS, "tm")
+    class_before = _tc_class(topo, MERGE_NS, "tm")
+    image_before = topo.get("DockerMachineTemplate", mds["md-0"]["spec"]["template"]["spec"]["infrastructureRef"]["name"],
+                            MERGE_NS)["spec"]["template"]["spec"]["customImage"]
+    machines_before = {entry: set(machines) for entry, machines in _tc_machines(topo, MERGE_NS, "tm").items()}
+    hook = tmp_path / "after.yml"
+    hook.write_text(FAILING_HOOK, encoding="utf-8")
+    mark = topo.mark()
+    run = run_playbook(topo.fleet.inventory, "hardware_refresh.yml",
+                       dict(FAST, refresh_id="topo-unit", template_overrides={"customImage": "kindest/node:v1.30.4-unit"},
+                            namespaces=[MERGE_NS], clusters=["tm"], canary=False, max_in_flight=1, after_wave=str(hook)),
+                       tmp_path / "run")
+    assert run.rc != 0, run.explain()
+    assert run.cluster(topo.host)["result"] == "failed", run.explain()
+    reported = [run.obj(topo.host, md["metadata"]["name"]) for md in mds.values()]
+    assert reported[0]["wave"] == reported[1]["wave"], reported
+    for entry in reported:
+        assert entry["result"] == "undone" and entry["undo"]["result"] == "succeeded", entry
+    writes = [(e["verb"], e["objectRef"]["resource"]) for e in topo.writes(mark)]
+    # one rebase and one rebase back; positive control: the MDs' records were written (switch and undo)
+    assert writes.count(("patch", "clusters")) == 2, writes
+    assert writes.count(("patch", "machinedeployments")) >= 4, writes
+    # read back: tm on its class from before, both MDs recorded as rolled back, every Machine new on the old image
+    assert _tc_class(topo, MERGE_NS, "tm") == class_before
+    for md in _tc_mds(topo, MERGE_NS, "tm").values():
+        last = json.loads(md["metadata"]["annotations"]["rollout.capi-rollout.dev/history"])[-1]
+        assert last["action"] == "rolled_back" and last["rollout_id"] == "topo-unit-undo", last
+        assert last["topology_cluster_class"][1] == class_before, last
+    topo.wait_for("every Machine of md-0 and md-1 new, on the image from before", lambda: _tc_rolled(
+        topo, image_before, machines_before, _written_at(topo, MERGE_NS, "tm"), namespace=MERGE_NS, cluster="tm"))
 
 
 def _tc_kcp(topo):

@@ -223,8 +223,9 @@ def create_template(api, tkind, namespace, obj, ref=None, dry_run=False):
 
 def create_class_clone(api, discovery, clone, ref, dry_run=False):
     """Create the template of a ClusterClass clone (core.topology.clone_class: topology path (c)), then the clone, for
-    the object ``ref``; whether the template was made (False: it existed). One that exists already (a re-run after a
-    failed Cluster write) is taken when it has the planned content: their names are hashes of it."""
+    the object ``ref``: (whether the template was made, whether the ClusterClass was made; False: it existed; as dry
+    runs: would be). One that exists already (a re-run after a failed Cluster write) is taken when it has the planned
+    content: their names are hashes of it."""
     template = clone["template"]
     tkind = template_kind(discovery, {"api_version": template["api_version"], "kind": template["kind"]})
     made, existing = create_template(api, tkind, template["namespace"], template["object"], ref=template["ref"],
@@ -256,7 +257,8 @@ def create_class_clone(api, discovery, clone, ref, dry_run=False):
             raise RolloutError(f"{class_ref} exists and is not the clone planned for {ref} (its annotation "
                                f"{keys.SPEC_HASH_ANNOTATION} is not {digest}); the Cluster was not changed", ref=class_ref,
                                reason="template_conflict", hint="delete that ClusterClass if no Cluster uses it, and re-run")
-    return made is not None
+        return made is not None, False
+    return made is not None, True
 
 
 def template_exists(api, discovery, namespace, target, ref=None):

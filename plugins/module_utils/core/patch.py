@@ -114,6 +114,24 @@ def json_patch(obj, changes, guarded):
     return guard_operations(obj, field_paths) + change_operations(obj, [(path_keys, after) for path_keys, _before, after in items])
 
 
+def merged(operation_lists):
+    """One JSON patch of an object doing what each of ``operation_lists`` (JSON patches of it, each planned from the
+    same read) does: every ``test`` first, then the other operations, each distinct one once (the plans of several
+    MachineDeployments rebased through one Cluster share the test and the change of its class; their own topology
+    entries are apart). ValueError when two of them test or set one path with different operations: those cannot
+    be one write."""
+    tests, changes, seen = [], [], {}
+    for operations in operation_lists:
+        for op in operations:
+            same = seen.setdefault((op["path"], op["op"] == TEST), op)
+            if same != op:
+                raise ValueError(f"{op['path']} is written in two ways")
+            if op in tests or op in changes:
+                continue
+            (tests if op["op"] == TEST else changes).append(op)
+    return tests + changes
+
+
 def beside_owner_write(fields):
     """Of ``fields`` (relied_on), those an object's patch still tests when its change is written in the object that
     decides its template (core.topology: the Cluster topology): whether it is paused and its records. The topology

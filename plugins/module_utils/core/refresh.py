@@ -257,6 +257,26 @@ def switch_calls(objects, restart=False):
     return list(calls.values())
 
 
+def undo_calls(objects):
+    """The capi_rollout_undo calls of the automatic undo of a failed wave (``objects``: the plan objects it switches
+    back): one per object, and one for the objects of one ``unit`` (the MDs of a Cluster rebased onto a ClusterClass
+    clone, plan_waves). Their undo is one rebase of the Cluster back, which one call sends once and records on each
+    of them (flows.change); a call per object would find the Cluster back already and leave the others unrecorded.
+    Not one call for all: a call refuses every object when one is refused (changed since), and the others should still
+    be switched back. Each call has ``kind``, ``namespace``, ``names`` and ``refs``."""
+    calls, by_unit = [], {}
+    for obj in objects or []:
+        call = by_unit.get(obj.get("unit")) if obj.get("unit") is not None else None
+        if call is None:
+            call = {"kind": obj.get("kind"), "namespace": obj.get("namespace"), "names": [], "refs": []}
+            calls.append(call)
+            if obj.get("unit") is not None:
+                by_unit[obj["unit"]] = call
+        call["names"].append(obj.get("name"))
+        call["refs"].append(obj.get("ref"))
+    return calls
+
+
 def _template(entry):
     infra_ref = _get(entry, "template", "infrastructure_ref") or {}
     return {"infrastructure_ref": {"kind": infra_ref.get("kind"), "name": infra_ref.get("name")}, "version": _get(entry, "template", "version")}
@@ -362,6 +382,8 @@ def plan(candidates, clones, control_planes=None, refresh_id=None, mode="apply",
             obj["wait"] = {key: value for key, value in obj["wait"].items() if key != "infrastructure_ref"}
             obj["wait"]["topology"] = topo["hold"]
             obj["notes"].append(f"through its Cluster topology ({topo['path']}): {topo['change']}; {topo['why']}")
+            if topo.get("unchecked"):
+                obj["notes"].append(topo["unchecked"])
             if topo["hold"].get("cluster_class"):
                 # a rebase rolls every MD of that worker class of the Cluster at once: one unit in one wave (plan_waves)
                 obj["unit"] = f"cluster/{entry.get('namespace')}/{entry.get('cluster')} onto {topo['hold']['cluster_class']}"

@@ -583,6 +583,17 @@ def _rebase_change(cclass, cluster, worker, template, overrides, ref, looked):
             "clone": clone, "why": why}
 
 
+def unchecked_rebase(ref, name):
+    """Why the rebase of Cluster ``ref`` onto the ClusterClass clone ``name`` is not sent as a dry run while
+    that clone does not exist (its create, a dry run too, stores nothing): on an update CAPI's Cluster webhook refuses
+    a class it cannot get ("ClusterClass ... not found": ``validate`` / ``validateTopology`` in
+    internal/webhooks/cluster.go at v1.10.10, core/webhooks/admission/cluster.go at v1.14.0), and it runs for dry runs
+    too (sideEffects None in config/webhook/manifests.yaml), so the answer would be a refusal the real run never gets."""
+    return (f"{ref}: the rebase onto ClusterClass {name} was not sent as a dry run: that clone does not exist "
+            "before the real run creates it (its create and its template's were dry runs), and CAPI's Cluster webhook "
+            "refuses a class it cannot read; it is sent as a dry run once the clone exists")
+
+
 def plan_rebase(cluster, obj, kind, ref, name, rollout_after=None):
     """The owner write that rebases the Cluster onto ClusterClass ``name`` (a JSON patch of ``spec.topology.class`` on
     v1beta1, ``spec.topology.classRef.name`` on v1beta2, tested as read), with the object's topology ``rollout.after``

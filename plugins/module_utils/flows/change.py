@@ -37,6 +37,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import 
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import owners
+from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import restart as restarts
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.flows import lock as locks
@@ -98,7 +99,7 @@ def run_change(module: AnsibleModule, verb: Verb) -> None:
         for index, (obj, plan) in enumerate(planned):
             if plan["changed"]:
                 try:
-                    plan, final[plan["name"]] = _write(run, selected, obj, plan, plan_for, clusters, sent)
+                    plan, final[plan["name"]] = _write(run, selected, planned, index, plan_for, clusters, sent)
                 except (RolloutError, ApiError, TransportError) as err:
                     raise _stopped_part_way(err, planned, index, results, module.check_mode)
             results.append(_result_entry(plan, verb.RESULT_KEYS))
@@ -173,7 +174,8 @@ def _result_entry(plan, verb_keys):
     entry["patch"] = copy.deepcopy(plan["patch"]) if plan["changed"] else None
     if plan.get("owner"):
         # the write of the object that decides its template (core.topology: the Cluster topology)
-        entry["owner"] = {key: copy.deepcopy(plan["owner"][key]) for key in ("ref", "patch", "changes", "message")}
+        entry["owner"] = {key: copy.deepcopy(plan["owner"][key])
+                          for key in ("ref", "patch", "changes", "message", "check_mode_note") if key in plan["owner"]}
     return entry
 
 
@@ -201,34 +203,43 @@ def _owner_path(owner):
     return targets.path_of(owner["kind"], owner["api_version"], owner["namespace"], owner["name"])
 
 
-def _write(run, selected, obj, plan, plan_for, clusters, sent):
-    """PATCH one object with its plan's JSON patch, after the write of its ``owner`` (the Cluster topology that
-    decides its template, core.topology) when the plan has one - unless this task sent that very write already
-    (``sent``): a rebase of a Cluster is one write for all its objects that go by it; when a ``test`` fails (a field
-    the plan read has changed) or on 409, re-read both, re-plan and retry. Returns (plan, object after)."""
+def _sent_key(owner):
+    return _owner_path(owner), json.dumps(owner["patch"], sort_keys=True)
+
+
+def _write(run, selected, planned, index, plan_for, clusters, sent):
+    """PATCH one object (``planned[index]``) with its plan's JSON patch, after the write of its ``owner`` (the Cluster
+    topology that decides its template, core.topology) when the plan has one - unless this task sent that write
+    already (``sent``). The owner writes of the later objects of this call to the same Cluster go with it, as one
+    patch (_send_owner): planned from one read, they would fail each other's ``test``s if sent one by one (a rebase
+    with each MD's own ``rollout.after`` on v1.13+), and one of them would be lost on the re-plan. When a ``test``
+    fails (a field the plan read has changed) or on 409, re-read the object, its Cluster and the objects whose
+    writes go with it, re-plan them and retry. Returns (plan, object after)."""
+    obj, plan = planned[index]
     res = apiversion.resource(selected.kind, selected.version)
     state = {"plan": plan, "current": obj}
+
+    def together(owner):
+        """The indexes of the later objects whose owner write goes to the same Cluster and is not sent yet."""
+        return [later for later in range(index + 1, len(planned))
+                if planned[later][1]["changed"] and planned[later][1].get("owner")
+                and _owner_path(planned[later][1]["owner"]) == _owner_path(owner)
+                and _sent_key(planned[later][1]["owner"]) not in sent]
 
     def attempt(fresh):
         if fresh:
             current = state["current"] = targets.refetch(run.api, selected, plan["name"])
             if plan.get("owner"):
                 clusters[plan["owner"]["name"]] = run.api.get(_owner_path(plan["owner"]))
+                for later in together(plan["owner"]):
+                    again = targets.refetch(run.api, selected, planned[later][1]["name"])
+                    planned[later] = (again, plan_for(again))
             state["plan"] = plan_for(current)
             if not state["plan"]["changed"]:
                 return current
         owner = state["plan"].get("owner")
-        key = (_owner_path(owner), json.dumps(owner["patch"], sort_keys=True)) if owner else None
-        if owner and key not in sent:
-            try:
-                run.api.patch_json(_owner_path(owner), owner["patch"])
-                sent.add(key)
-            except ApiError as err:
-                if is_write_conflict(err):
-                    raise
-                # named as the object that was written (the Cluster), not the one selected
-                raise api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
-                                resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
+        if owner and _sent_key(owner) not in sent:
+            _send_owner(run, [owner] + [planned[later][1]["owner"] for later in together(owner)], sent)
         if not state["plan"]["patch"]:
             return state["current"]
         return run.api.patch_json(selected.object_path(state["plan"]["name"]), state["plan"]["patch"])
@@ -240,3 +251,28 @@ def _write(run, selected, obj, plan, plan_for, clusters, sent):
                         host=run.api.host)
     after.setdefault("kind", selected.kind)
     return state["plan"], after
+
+
+def _send_owner(run, writes, sent):
+    """One PATCH of a Cluster with the owner writes ``writes`` (the first the object's own) merged (core.patch.merged),
+    remembered in ``sent``; an owner write with ``check_mode_note`` (flows.restart: a rebase onto a ClusterClass clone
+    that the dry run could not make) is left out. Writes that cannot be one (two rebases onto different clones) go
+    one by one: the first now, the next after its re-plan."""
+    parts = [owner for owner in writes if not owner.get("check_mode_note")]
+    if not parts:
+        return
+    try:
+        patch = patches.merged([owner["patch"] for owner in parts])
+    except ValueError:
+        parts = parts[:1]
+        patch = parts[0]["patch"]
+    owner = parts[0]
+    try:
+        run.api.patch_json(_owner_path(owner), patch)
+    except ApiError as err:
+        if is_write_conflict(err):
+            raise
+        # named as the object that was written (the Cluster), not the one selected
+        raise api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
+                        resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
+    sent.update(_sent_key(owner) for owner in parts)

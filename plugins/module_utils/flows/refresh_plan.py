@@ -102,7 +102,7 @@ def plan_topology(run, targets, topology):
     template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs), and
     with --diff the template the topology will generate (core.topology.generated_diff). One GET per ClusterClass, per
     template of another worker class where path (a) does not cover an MD, and with --diff per object its template."""
-    classes, read, out, diffs, cloned = {}, {}, {}, [], set()
+    classes, read, out, diffs, cloned, new = {}, {}, {}, [], set(), set()
     for entry in targets:
         if entry["ref"] not in topology:
             continue
@@ -125,14 +125,20 @@ def plan_topology(run, targets, topology):
         if clone is not None and clone["name"] not in cloned:
             # path (c): the creates of the ClusterClass clone and its template, as dry runs, once per clone
             try:
-                templates_client.create_class_clone(run.api, run.discovery, clone, entry["ref"])
+                _template_made, class_made = templates_client.create_class_clone(run.api, run.discovery, clone, entry["ref"])
             except machine_template.FAILURES as err:
                 owner, outcome = None, dict(outcome, ok=False, msg=f"the dry run of the ClusterClass clone failed: "
                                                                    f"{run.error(err).msg}")
             else:
                 cloned.add(clone["name"])
+                if class_made:
+                    new.add(clone["name"])
                 diffs.append(clone["diff"])
-        if owner is not None:
+        if owner is not None and clone is not None and clone["name"] in new:
+            # CAPI's Cluster webhook would refuse a rebase onto a class the dry run did not make: not sent
+            outcome["topology"] = dict(outcome["topology"], unchecked=topologies.unchecked_rebase(owner["ref"], clone["name"]))
+            diffs.append(owner["diff"])
+        elif owner is not None:
             try:
                 run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],
                                                           owner["name"]), owner["patch"])

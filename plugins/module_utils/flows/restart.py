@@ -329,11 +329,22 @@ def write_prerequisites(run, planned):
 
 def _class_clones(run, planned, dry_run=False):
     """Create (``dry_run``: as a server-side dry run) each ClusterClass clone the plans need, once however many
-    objects need it."""
-    made = set()
+    objects need it. In check mode a rebase onto a clone that does not exist yet is not dry-run (CAPI's Cluster
+    webhook would refuse it: core.topology.unchecked_rebase): its Cluster write carries ``check_mode_note`` instead,
+    which flows.change does not send, and the note is a warning of each object."""
+    made, new = set(), set()
     for _obj, plan in planned:
         clone = plan.get("clone") if plan["changed"] else None
         if clone is not None and clone["name"] not in made:
-            if templates.create_class_clone(run.api, run.discovery, clone, plan["ref"], dry_run=dry_run) and not dry_run:
+            template_made, class_made = templates.create_class_clone(run.api, run.discovery, clone, plan["ref"],
+                                                                     dry_run=dry_run)
+            if template_made and not dry_run:
                 run.writes.append(clone["diff"])
+            if class_made and run.module.check_mode:
+                new.add(clone["name"])
             made.add(clone["name"])
+    for _obj, plan in planned:
+        if plan["changed"] and (plan.get("clone") or {}).get("name") in new:
+            note = topologies.unchecked_rebase(plan["owner"]["ref"], plan["clone"]["name"])
+            plan["owner"]["check_mode_note"] = note
+            plan["warnings"] = list(plan.get("warnings") or []) + [note]

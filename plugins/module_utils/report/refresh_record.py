@@ -252,6 +252,8 @@ def wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed
         "wave": wave["name"],
         "undo": [{"kind": obj["kind"], "namespace": obj["namespace"], "name": obj["name"]} for obj in undo],
         "undo_refs": [obj["ref"] for obj in undo],
+        # the capi_rollout_undo calls: the MDs of one rebased Cluster together (one rebase back)
+        "undo_calls": refresh.undo_calls(undo),
         "undo_rollout_id": refresh.undo_id(refresh_id),
     }
 

@@ -38,7 +38,7 @@ def test_the_template_then_the_class_are_created_as_capi_rollout():
     clone, conn = _clone(), FakeConnection()
     conn.add("POST", TEMPLATES_PATH, status=201, body=clone["template"]["object"])
     conn.add("POST", CLASSES_PATH, status=201, body=clone["object"])
-    assert _run(conn, clone) is True
+    assert _run(conn, clone) == (True, True)
     assert [(sent["method"], sent["path"], sent["query"]) for sent in conn.sent] == [
         ("POST", TEMPLATES_PATH, WRITE), ("POST", CLASSES_PATH, WRITE)]
     assert conn.sent[1]["body"]["metadata"]["name"] == clone["name"]
@@ -56,7 +56,13 @@ def test_existing_clones_are_taken_when_they_are_the_planned_ones_and_refused_ot
     conn.add("GET", f"{TEMPLATES_PATH}/{clone['template']['name']}", body=clone["template"]["object"])
     conn.add("POST", CLASSES_PATH, status=409, body={"reason": "AlreadyExists"})
     conn.add("GET", f"{CLASSES_PATH}/{clone['name']}", body=clone["object"])
-    assert _run(conn, clone) is False
+    assert _run(conn, clone) == (False, False)
+    # a re-run after a failed create of the class: the template is taken, the class made (check mode: would be)
+    conn = FakeConnection()
+    conn.add("POST", TEMPLATES_PATH, status=409, body={"reason": "AlreadyExists"})
+    conn.add("GET", f"{TEMPLATES_PATH}/{clone['template']['name']}", body=clone["template"]["object"])
+    conn.add("POST", CLASSES_PATH, status=201, body=clone["object"])
+    assert _run(conn, clone, dry_run=True) == (False, True)
     other = copy.deepcopy(clone["object"])
     other["metadata"]["annotations"]["rollout.capi-rollout.dev/spec-hash"] = "00000000"
     conn = FakeConnection()

@@ -213,3 +213,23 @@ def test_the_fields_plans_rely_on():
 ])
 def test_is_test_failure(status, body, expected):
     assert patches.is_test_failure(status, body) is expected
+
+
+def test_merged_puts_every_test_first_and_each_distinct_operation_once():
+    rebase = [{"op": "test", "path": "/spec/topology/classRef/name", "value": "bare"},
+              {"op": "replace", "path": "/spec/topology/classRef/name", "value": "bare-1"}]
+    md0 = [{"op": "test", "path": "/spec/topology/workers/machineDeployments/0/name", "value": "md-0"}] + rebase + \
+        [{"op": "add", "path": "/spec/topology/workers/machineDeployments/0/rollout", "value": {"after": "t"}}]
+    md1 = [{"op": "test", "path": "/spec/topology/workers/machineDeployments/1/name", "value": "md-1"}] + rebase + \
+        [{"op": "add", "path": "/spec/topology/workers/machineDeployments/1/rollout", "value": {"after": "t"}}]
+    assert patches.merged([md0, md1]) == [md0[0], rebase[0], md1[0], rebase[1], md0[-1], md1[-1]]
+    assert patches.merged([rebase, rebase]) == rebase
+
+
+def test_merged_refuses_two_ways_of_writing_one_path():
+    one = [{"op": "replace", "path": "/spec/topology/classRef/name", "value": "bare-1"}]
+    other = [{"op": "replace", "path": "/spec/topology/classRef/name", "value": "bare-2"}]
+    with pytest.raises(ValueError):
+        patches.merged([one, other])
+    with pytest.raises(ValueError):
+        patches.merged([[{"op": "test", "path": "/a", "value": 1}], [{"op": "test", "path": "/a", "value": 2}]])

@@ -371,3 +371,13 @@ def test_a_switch_says_what_happens_to_its_machines_plain_or_through_its_cluster
     resumed = refresh.plan([entry("b-md-0", topology=True, last=ours, complete=False)],
                            _through_topology(topo, held=True), refresh_id="r-1", in_place=mode)[0]
     assert resumed["resume"] and not [note for note in resumed["notes"] if "in place" in note]
+
+
+def test_a_rebase_not_dry_run_says_so_in_the_notes():
+    obj = entry("a-md-0", "a", topology=True)
+    outcome = _rebased(obj)
+    outcome[obj["ref"]]["topology"]["unchecked"] = "cluster/default/a: the rebase onto ClusterClass bare-1a2b3c4d was not sent"
+    got = refresh.plan([obj], outcome, refresh_id="r-1")[0]
+    assert got["action"] == "switch" and got["notes"][1] == outcome[obj["ref"]]["topology"]["unchecked"]
+    # positive control: a rebase that was dry-run has no such note
+    assert len(refresh.plan([obj], _rebased(obj), refresh_id="r-1")[0]["notes"]) == 1

@@ -155,6 +155,20 @@ def test_a_stalled_wave_names_the_stuck_machines_and_undoes_every_switched_machi
     assert out["undo"] == [{"kind": "MachineDeployment", "namespace": "default", "name": n} for n in ("a", "b")]
     assert out["undo_refs"] == [a["ref"], b["ref"]] and out["undo_rollout_id"] == "hw-1-undo"
     assert out["failed_refs"] == [a["ref"]] and out["wave"] == "wave-1"
+    # one capi_rollout_undo call each
+    assert [call["names"] for call in out["undo_calls"]] == [["a"], ["b"]]
+
+
+def test_the_mds_of_one_rebased_cluster_are_undone_by_one_call():
+    """A unit (core.refresh.plan_waves: the MDs of one Cluster rebased onto a ClusterClass clone) is switched back by
+    one rebase of the Cluster: one capi_rollout_undo call for its MDs, another for an object outside it."""
+    unit = "cluster/default/shop onto bare-1a2b3c4d"
+    a, b, c = dict(obj("a"), unit=unit), obj("b"), dict(obj("c"), unit=unit)
+    out = failed_wave([a, b, c], {"reason": "stalled", "failed_refs": [b["ref"]], "resources": [resource(a), resource(c)]})
+    assert out["undo_calls"] == [
+        {"kind": "MachineDeployment", "namespace": "default", "names": ["a", "c"], "refs": [a["ref"], c["ref"]]},
+        {"kind": "MachineDeployment", "namespace": "default", "names": ["b"], "refs": [b["ref"]]}]
+    assert out["undo_refs"] == [a["ref"], b["ref"], c["ref"]]
 
 
 def test_a_refused_switch_is_the_failure_and_its_message_the_cause():

@@ -93,15 +93,20 @@ molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios o
 	done; exit $$status
 
 integration: venv venv-bench system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
-	$(PY) -m pytest tests/integration -q -n 2 --dist loadgroup --durations=30
+	$(PY) -m pytest tests/integration -q -n 3 --dist loadgroup --durations=30
 
 # Two cores: everything CI runs, in streams where the parts are independent. The static checks of the current
 # ansible-core and of the floor use different venvs and ansible-test copies, so they run side by side (they keep both
 # cores busy). Conformance, Molecule and integration start fleets of their own and mostly wait for them, so they run
 # side by side too (docs/testing.md has the figures). -O keeps each part's output together.
-test: venv venv-floor venv-docs venv-galaxy venv-molecule venv-bench system-deps kube collection-link ## everything CI runs
+test: ## everything CI runs; the times of its three steps (setup, static checks and units, fleets) go to the log
+	@date -u +'== %T make test: setup'
+	$(MAKE) -j4 -O venv venv-floor venv-docs venv-galaxy venv-molecule venv-bench system-deps kube collection-link
+	@date -u +'== %T make test: static checks and units'
 	$(MAKE) -j2 -O checks-current checks-floor
+	@date -u +'== %T make test: integration, conformance and Molecule'
 	$(MAKE) -j3 -O integration conformance molecule
+	@date -u +'== %T make test: done'
 
 checks-current: ## sanity, units, typecheck and lint on the current ansible-core, one after another (part of test)
 	$(MAKE) sanity

@@ -21,6 +21,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import diff as d
 from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -90,25 +91,42 @@ def is_past(after, now):
     return parsed is not None and parsed <= timeutil.to_utc(now)
 
 
-def _resolve_after(after, now, ref):
-    """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
+def parse_after(after, ref=None):
+    """The explicit trigger time ``after`` asks for, to the second; None for None and "now"; RolloutError for anything
+    else. It needs no object: the input gate runs it before any request (flows.restart.refuse_early)."""
     if means_now(after):
-        return trigger_for_now(now)
+        return None
     try:
         return timeutil.truncate_seconds(timeutil.parse_time(after))
     except ValueError:
-        raise RolloutError(f"invalid after {after!r}: neither 'now' nor an RFC 3339 time", ref=ref,
-                           hint="use 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z", reason="invalid_after")
+        raise RolloutError(f"after {after!r} is neither 'now' nor an RFC 3339 time; give after: now, or a time such as "
+                           "2026-01-02T03:04:05Z", ref=ref, hint="use 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z",
+                           reason=inputs.INVALID_AFTER)
+
+
+def _resolve_after(after, now, ref):
+    """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
+    explicit = parse_after(after, ref)
+    return trigger_for_now(now) if explicit is None else explicit
+
+
+def refuse_nameless(requested, option="infrastructure_ref", ref=None):
+    """RolloutError when the template reference ``requested`` (a name or {name, kind?, ...}) has no name. It needs no
+    object, so the input gate runs it for ``infrastructure_ref`` and each ``switches[].infrastructure_ref``; what
+    defaults from the object's current reference (kind, api_group) is checked per object (_target_ref)."""
+    name = requested if isinstance(requested, str) else requested.get("name") if isinstance(requested, dict) else None
+    if not name:
+        raise RolloutError(f"{option} {requested!r} has no name; give {option}.name, the template's name (kind and "
+                           "api_group default to the object's current ones)", ref=ref,
+                           hint=f"give {option}.name (kind and api_group default to the current ones)",
+                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
 
 
 def _target_ref(requested, current, ref):
     """Normalized {api_group, kind, name[, api_version]} the user asked for; kind/group default to current."""
+    refuse_nameless(requested, ref=ref)
     if isinstance(requested, str):
         requested = {"name": requested}
-    if not isinstance(requested, dict) or not requested.get("name"):
-        raise RolloutError("infrastructure_ref needs a name", ref=ref,
-                           hint="give infrastructure_ref.name (kind and api_group default to the current ones)",
-                           reason="invalid_infrastructure_ref")
     current = current or {}
     target = {
         "api_group": requested.get("api_group") or current.get("api_group"),
@@ -118,7 +136,7 @@ def _target_ref(requested, current, ref):
     if not target["kind"] or target["api_group"] is None:
         raise RolloutError("infrastructure_ref needs kind and api_group: the object has no current reference to copy them from",
                            ref=ref, hint="give infrastructure_ref.kind and infrastructure_ref.api_group",
-                           reason="invalid_infrastructure_ref")
+                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
     if target["api_group"] in apiversion.CAPI_OWN_GROUPS:
         raise RolloutError(
             f"{target['kind']} {target['name']} ({target['api_group']}) is not an infrastructure machine template: "
@@ -163,7 +181,7 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
         new_raw = apiversion.ref_for_api(target, version, current=current_raw)
     except ValueError as exc:
         raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
-                           reason="invalid_infrastructure_ref")
+                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
     for key, value in new_raw.items():
         changes.record(paths.split_path(path) + (key,), current_raw.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.

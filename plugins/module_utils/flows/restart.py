@@ -30,15 +30,17 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import view as v
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
-from ansible_collections.capi.rollout.plugins.module_utils.flows.run import selects_nothing
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import selects_nothing, single_ref
 
 
 RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place", "hold")
 
 
 def refuse_early(params):
-    """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?); every other
-    refusal of a restart depends on the object. Run by the input gate (flows.change.gate), which ends the message."""
+    """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?), an ``after``
+    that is no time, a template reference without a name (core.restart). Run by the input gate (flows.change.gate),
+    which ends the message. The rest of a template reference (kind and group defaulted from the object's current one,
+    the api_version of a v1beta1 object, a group of CAPI itself) and every other refusal need the object."""
     if selects_nothing(params, "switches"):
         raise RolloutError("switches is empty: no object selected; give name, names, cluster_name or label_selectors, "
                            "or at least one switch", reason=inputs.INVALID_SELECTION)
@@ -46,11 +48,23 @@ def refuse_early(params):
     for item in params.get("switches") or []:
         name = _switch_name(item)
         if name in seen:
-            kind = apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
-            raise RolloutError(f"switches names {kind} {name} more than once",
-                               ref=make_ref(kind, params.get("namespace"), name), reason=inputs.INVALID_SELECTION,
+            raise RolloutError(f"switches names {_kind(params)} {name} more than once",
+                               ref=make_ref(_kind(params), params.get("namespace"), name), reason=inputs.INVALID_SELECTION,
                                hint="give each object once, with the one template it is switched to")
         seen.add(name)
+    ref = single_ref(params)
+    if isinstance(params.get("after"), str):  # another type is core.settings' to refuse
+        restarts.parse_after(params["after"], ref)
+    if params.get("infrastructure_ref") is not None:
+        restarts.refuse_nameless(params["infrastructure_ref"], ref=ref)
+    for index, item in enumerate(params.get("switches") or []):
+        if item.get("infrastructure_ref") is not None:  # else its template is made (switches[].template)
+            restarts.refuse_nameless(item["infrastructure_ref"], f"switches[{index}].infrastructure_ref",
+                                     make_ref(_kind(params), params.get("namespace"), _switch_name(item)))
+
+
+def _kind(params):
+    return apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
 
 
 def _switch_name(item):

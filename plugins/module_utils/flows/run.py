@@ -34,6 +34,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows.args import auth_params
 
 
@@ -237,3 +238,14 @@ def selects_nothing(params: Dict[str, Any], option: str = "names") -> bool:
     """Whether ``option`` (a list of names: ``names``, or a verb's own such as restart's ``switches``) is given as []
     and nothing else selects objects."""
     return params.get(option) == [] and not (params.get("cluster_name") or params.get("label_selectors"))
+
+
+def single_ref(params: Dict[str, Any]) -> Optional[str]:
+    """The ref of the one object ``name`` (or a single ``names``) selects, for an error of the input gate; None when
+    the options select more or otherwise."""
+    names = params.get("names") or []
+    single = params.get("name") or (names[0] if len(names) == 1 else None)
+    if not single:
+        return None
+    kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
+    return make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single)

@@ -28,7 +28,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import record as
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
-from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import single_ref
 
 
 RESULT_KEYS = ("revision_before", "history_revision", "from_revision", "to_revision", "target_source", "target_machine_set",
@@ -39,11 +39,8 @@ def refuse_early(params):
     """Fail before any request for kinds that have no undo (anything but a MachineDeployment or a KubeadmControlPlane),
     with core.undo's message. A KubeadmControlPlane is refused by core.undo.plan_undo after it and its Cluster are read
     (still before any write) unless it is the revert of its recorded topology change."""
-    kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
-    names = params.get("names") or []
-    single = params.get("name") or (names[0] if len(names) == 1 else None)
-    ref = make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single) if single else None
-    undos.refuse_kind(kind, ref)
+    ref = single_ref(params)
+    undos.refuse_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT, ref)
     if params.get("undo_rollout_id") is not None and params.get("to_revision"):
         raise RolloutError(f"to_revision {params['to_revision']} and undo_rollout_id {params['undo_rollout_id']} both say "
                            "where to go back to", ref=ref, hint="give one of them", reason=inputs.INVALID_REVISION)

@@ -503,7 +503,7 @@ reason:
     - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(topology_no_variable),
       V(topology_shared_variable), V(topology_entry_missing), V(template_not_found),
       V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), V(invalid_after) and
-      V(invalid_infrastructure_ref) (refused before any request when the option alone is wrong: RV(api_requests=0)),
+      V(invalid_infrastructure_ref) (refused before any request, with RV(api_requests=0), when the option alone is wrong),
       and for O(switches[].template) V(clone_refused)
       (a template could not be made; nothing was written) or V(create_failed) (no object was switched).
   returned: on failure

@@ -99,9 +99,8 @@ def parse_after(after, ref=None):
     try:
         return timeutil.truncate_seconds(timeutil.parse_time(after))
     except ValueError:
-        raise RolloutError(f"after {after!r} is neither 'now' nor an RFC 3339 time; give after: now, or a time such as "
-                           "2026-01-02T03:04:05Z", ref=ref, hint="use 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z",
-                           reason=inputs.INVALID_AFTER)
+        raise RolloutError(f"after {after!r} is neither 'now' nor an RFC 3339 time", ref=ref,
+                           hint="give after: 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z", reason=inputs.INVALID_AFTER)
 
 
 def _resolve_after(after, now, ref):
@@ -116,10 +115,8 @@ def refuse_nameless(requested, option="infrastructure_ref", ref=None):
     defaults from the object's current reference (kind, api_group) is checked per object (_target_ref)."""
     name = requested if isinstance(requested, str) else requested.get("name") if isinstance(requested, dict) else None
     if not name:
-        raise RolloutError(f"{option} {requested!r} has no name; give {option}.name, the template's name (kind and "
-                           "api_group default to the object's current ones)", ref=ref,
-                           hint=f"give {option}.name (kind and api_group default to the current ones)",
-                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
+        raise RolloutError(f"{option} {requested!r} has no name", ref=ref, reason=inputs.INVALID_INFRASTRUCTURE_REF,
+                           hint=f"give {option}.name, the template's name (kind and api_group default to the object's current ones)")
 
 
 def _target_ref(requested, current, ref):
@@ -183,11 +180,11 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
         raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
                            reason=inputs.INVALID_INFRASTRUCTURE_REF)
     for key, value in new_raw.items():
-        changes.record(paths.split_path(path) + (key,), current_raw.get(key), value)
+        changes.add(paths.split_path(path) + (key,), current_raw.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
     for stale in ("uid", "resourceVersion", "fieldPath"):
         if current_raw.get(stale) is not None:
-            changes.record(paths.split_path(path) + (stale,), current_raw.get(stale), None)
+            changes.add(paths.split_path(path) + (stale,), current_raw.get(stale), None)
     return wanted
 
 
@@ -311,7 +308,7 @@ def _replaces_nothing(read, after, target_after, now, observed):
 def _trigger(read, changes, target_after):
     """Record the rolloutAfter change in ``changes`` (nothing when it is already ``target_after``)."""
     if read.after != target_after:
-        changes.record(read.after_path, read.after_raw, timeutil.format_time(target_after))
+        changes.add(read.after_path, read.after_raw, timeutil.format_time(target_after))
 
 
 def _change_warnings(read, cluster, rollout_id, applied, drift, own_field=True):

@@ -18,7 +18,7 @@ written, in check mode or not.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
@@ -43,7 +43,7 @@ def _read(run, reads, kind, namespace, label_selectors, topology=None):
     if not label_selectors:
         resource = apiversion.resource(kind, selected.version)
         reads.remember(resource["group"], selected.version, resource["plural"], namespace, objects)
-    if not objects and not targets_client.namespace_exists(run.api, namespace):
+    if not objects and not reading.namespace_exists(run.api, namespace):
         run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
     machine_sets = run.machine_sets(selected) if objects else []
     clusters = run.clusters(selected)
@@ -64,8 +64,8 @@ def _read(run, reads, kind, namespace, label_selectors, topology=None):
 def health_coverage(run, namespace, machine_deployments, version):
     """{name: core.healthchecks.coverage} of the MachineDeployments of ``namespace``: one LIST of its
     MachineHealthChecks, and one of its Machines when there is one."""
-    mhcs = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE_HEALTH_CHECK, namespace)[0]
-    machines = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace)[0] if mhcs else []
+    mhcs = reading.list_kind_at(run.api, run.discovery, apiversion.MACHINE_HEALTH_CHECK, namespace)[0]
+    machines = reading.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace)[0] if mhcs else []
     return {md["metadata"]["name"]: healthchecks.coverage(md, mhcs, machines, version) for md in machine_deployments}
 
 
@@ -104,7 +104,7 @@ def plan_topology(run, targets, topology):
             continue
         obj, cluster = topology[entry["ref"]]
         try:
-            cclass = targets_client.cluster_class(run.api, cluster, classes)
+            cclass = reading.cluster_class(run.api, cluster, classes)
         except RolloutError as err:
             if err.reason != "not_found":
                 raise
@@ -127,7 +127,7 @@ def plan_topology(run, targets, topology):
                 diffs.append(clone["diff"])
         if owner is not None:
             try:
-                run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],
+                run.api.patch_json(reading.path_of(owner["kind"], owner["api_version"], owner["namespace"],
                                                           owner["name"]), owner["patch"])
             except ApiError as err:
                 failed = api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
@@ -160,7 +160,7 @@ def topology_rollout(run, selected, clusters):
     for obj in selected.objects:
         cluster = clusters.get(views.cluster_name_of(obj))
         if topologies.manages(obj, cluster):
-            path = targets.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
+            path = reading.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
                                    cluster["metadata"]["name"])
             probe = {"spec": {"topology": {"controlPlane": {"rollout": {"after": _PROBE_AFTER}}}}}
             try:
@@ -187,7 +187,7 @@ def _topology_switches(run, selected, clusters):
         if item.get("template") is None or not topologies.manages(obj, cluster):
             continue
         overrides = item["template"].get("overrides") or {}
-        cclass = targets.cluster_class(run.api, cluster, classes)
+        cclass = reading.cluster_class(run.api, cluster, classes)
         out[_switch_name(item)] = (overrides, cclass, templates.worker_class_templates(
             run.api, run.discovery, cclass, cluster, obj, overrides, read, kind=selected.kind))
     return out
@@ -240,7 +240,7 @@ def planner(run, selected, clusters, now, actor):
         if "sets" not in read:
             read["sets"] = machine_sets if machine_sets is not None else run.machine_sets(selected)
         if counts and "machines" not in read:
-            read["machines"] = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]
+            read["machines"] = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]
         return read["sets"], read.get("machines")
 
     def plan(obj):
@@ -296,7 +296,7 @@ def _settle(run, effective_from, now):
 
 
 def _control_plane_machines(run, selected):
-    return targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
+    return reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
                              label_selector=keys.CONTROL_PLANE_NAME_LABEL)[0]
 
 

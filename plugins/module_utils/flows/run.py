@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from ansible.module_utils import basic
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
     URLLIB3_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
 )
@@ -24,7 +24,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
     ApiError, OutOfTime, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
-from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
+from ansible_collections.capi.rollout.plugins.module_utils.client.reading import Selected
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
@@ -136,15 +136,15 @@ class Run(object):
     # ----- reads -----
     def select(self, options: Dict[str, Any], require_match: bool) -> Selected:
         """The objects the selection ``options`` (the module's, or a verb's ``selection_options``) name."""
-        return targets.select(self.api, self.discovery, options, require_match=require_match)
+        return reading.select(self.api, self.discovery, options, require_match=require_match)
 
     def select_kind(self, kind: str, namespace: str, label_selectors: Optional[List[str]] = None) -> Selected:
         """Every ``kind`` object of ``namespace`` matching ``label_selectors``, whatever the module's own options."""
-        return targets.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
+        return reading.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
                                                          "label_selectors": label_selectors or None})
 
     def clusters(self, selected: Selected) -> Dict[str, Dict[str, Any]]:
-        return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
+        return reading.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
 
     def machine_sets(self, selected: Selected) -> List[Dict[str, Any]]:
         """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
@@ -154,7 +154,7 @@ class Run(object):
         """(MachineSets of the selection's namespace, the list's resourceVersion); ([], None) for KCPs."""
         if selected.kind != apiversion.MACHINE_DEPLOYMENT:
             return [], None
-        items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
+        items, _version, rv = reading.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
         return items, rv
 
     def wait(self, selected: Selected, objects: List[Dict[str, Any]], resource_version: Optional[str],
@@ -197,7 +197,7 @@ def refuse(module: AnsibleModule, gate: inputs.Gate) -> None:
 def selection_check(options: Any = None) -> inputs.Check:
     """The check of the options that select objects (core.selection: the kind, empty names or label selectors);
     ``options``: params -> those options (a verb's ``selection_options``), the params themselves by default."""
-    return inputs.raising(lambda params: targets.selection_from_params(options(params) if options else params))
+    return inputs.raising(lambda params: reading.selection_from_params(options(params) if options else params))
 
 
 def wait_limit(params: Dict[str, Any], waits: bool = True) -> Optional[Tuple[float, str]]:

@@ -18,7 +18,7 @@ requests whatever the number of MachineDeployments:
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
@@ -57,7 +57,7 @@ def planner(run, selected, clusters, now, actor):
             or all(obj.get("kind") == apiversion.KUBEADM_CONTROL_PLANE for obj in objects):
         machine_sets = []  # nothing to undo, or control planes: they have no MachineSets
     else:
-        machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
+        machine_sets, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
     machines = None
 
     def plan_with(obj, control_plane=None, existing=None):
@@ -72,9 +72,9 @@ def planner(run, selected, clusters, now, actor):
         return plan_with
     if recording.enabled and any(hist.counts_wanted(obj) for obj in changing):
         # the Machine counts of the revision the undo leaves, kept in its record entry (core.history.with_machine_counts)
-        machines, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+        machines, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
     cluster_names = {views.cluster_name_of(obj) for obj in changing} - {None}
-    found, cp_warnings = targets.control_planes(run.api, run.discovery, clusters, cluster_names)
+    found, cp_warnings = reading.control_planes(run.api, run.discovery, clusters, cluster_names)
     required = []
     for obj in changing:
         required.extend(undos.required_templates(plan_with(obj)))

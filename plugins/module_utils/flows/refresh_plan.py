@@ -6,7 +6,7 @@ Per namespace, the MachineDeployments (narrowed by the label selectors) and the 
 described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets), with the
 MachineHealthChecks that cover each MachineDeployment (core.healthchecks: one LIST, and the Machines when there are
 some); the objects the
-refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
+refresh covers are picked with core.refresh (select_objects, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
 read, planned, its create sent as a server-side dry run; a MachineDeployment a Cluster topology manages gets its
 change planned in its Cluster instead (plan_topology, core.topology.refresh_outcome), the Cluster write sent as a
@@ -78,11 +78,11 @@ def read_namespaces(run, reads, namespaces, label_selectors, topology=None):
     return machine_deployments, control_planes
 
 
-def plan_clones(run, reads, targets):
-    """capi_machine_template's ``results`` (check mode) for the target template of every target a clone is planned
+def plan_clones(run, reads, covered):
+    """capi_machine_template's ``results`` (check mode) for the target template of every covered object a clone is planned
     for (topology-owned objects have none: their ClusterClass decides their templates), and the diff of each new
     template that passed its checks."""
-    requests = refresh.clone_requests([entry for entry in targets if not entry.get("topology_owned")])
+    requests = refresh.clone_requests([entry for entry in covered if not entry.get("topology_owned")])
     if not requests:
         return [], []
     refs = [machine_template.object_ref(entry, entry["namespace"]) for entry in requests]
@@ -91,15 +91,15 @@ def plan_clones(run, reads, targets):
     return machine_template.object_results(run.module, refs, todo, failed), diffs
 
 
-def plan_topology(run, targets, topology):
-    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
+def plan_topology(run, covered, topology):
+    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the covered objects a Cluster
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
     for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), a switch to another worker
     class (path (b)), or a rebase onto a clone of the ClusterClass (path (c): the creates of the clone and its
     template sent as dry runs too), its Cluster write sent as a server-side dry run (the run's requests are dry runs). One GET per
     ClusterClass, and per template of another worker class where path (a) does not cover an MD."""
     classes, read, out, diffs, cloned = {}, {}, {}, [], set()
-    for entry in targets:
+    for entry in covered:
         if entry["ref"] not in topology:
             continue
         obj, cluster = topology[entry["ref"]]
@@ -167,22 +167,22 @@ def run_refresh_plan(module):
                                                               topology)
     except machine_template.FAILURES as err:
         run.fail(err)
-    selected = refresh.select_targets(machine_deployments, control_planes, clusters=params["clusters"],
+    selected = refresh.select_objects(machine_deployments, control_planes, clusters=params["clusters"],
                                       names=params["machine_deployments"], control_plane=params["control_plane"],
                                       workers=params["workers"], narrowed=bool(params["label_selectors"]))
-    targets = refresh.with_clone_settings(selected, params["templates"])
-    clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, targets)
+    covered = refresh.with_clone_settings(selected, params["templates"])
+    clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, covered)
     outcomes = refresh.clone_outcomes(clones)
     if not params["restart"]:
         try:
-            planned, topology_diffs = plan_topology(run, targets, topology)
+            planned, topology_diffs = plan_topology(run, covered, topology)
             outcomes.update(planned)
             diffs = diffs + topology_diffs
         except machine_template.FAILURES as err:
             run.fail(err)
     # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible
     # process more than this whole module (docs/performance.md)
-    plan = refresh.refresh_plan(targets, outcomes, control_planes=control_planes,
+    plan = refresh.refresh_plan(covered, outcomes, control_planes=control_planes,
                                 refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
                                 max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"],
                                 field_owners=params["field_owners"], on_delete=params["on_delete"])

@@ -4,10 +4,7 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-import pathlib
-
 import pytest
-import yaml
 
 from ansible.errors import AnsibleFilterError
 
@@ -69,9 +66,3 @@ def test_the_result_filter():
     with pytest.raises(AnsibleFilterError, match="mode must be apply or check"):
         result(OBJECTS, mode="dry", refresh_id="hw-1", name="m1")
 
-
-def test_the_old_name_is_routed_to_this_filter_with_a_deprecation():
-    runtime = yaml.safe_load((pathlib.Path(__file__).parents[4] / "meta" / "runtime.yml").read_text())
-    old = runtime["plugin_routing"]["filter"]["rollout_refresh_record"]
-    assert old["redirect"] == "capi.rollout.rollout_refresh_step" and old["deprecation"]["removal_version"] == "3.0.0"
-    assert "rollout_refresh_step" in StepFilters().filters()

@@ -78,7 +78,7 @@ EXAMPLES = r'''
   ansible.builtin.set_fact:
     hardware_refresh_result: >-
       {{ objects | capi.rollout.rollout_refresh_result(order=order, status=status, mode='apply', refresh_id='hw-2026-11',
-                                                       name=inventory_hostname, waves=wave_records) }}
+                                                       name=inventory_hostname, waves=wave_entries) }}
 '''
 
 RETURN = r'''

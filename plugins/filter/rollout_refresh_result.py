@@ -106,7 +106,7 @@ def rollout_refresh_result(objects, order=None, status=None, mode="apply", refre
     if unknown:
         raise AnsibleFilterError(f"rollout_refresh_result: no record of {', '.join(unknown)}")
     return refresh_steps.result(objects, order or [], status or {}, mode, refresh_id, name, capi or {}, lock, notes or [],
-                                 waves or [], planned_waves or [], started, finished)
+                                waves or [], planned_waves or [], started, finished)
 
 
 class FilterModule(object):

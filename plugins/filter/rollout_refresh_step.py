@@ -144,8 +144,8 @@ STEPS = {
 
 
 def rollout_refresh_step(objects, step, wave=None, wave_objects=None, switches=None, restart=False,
-                           resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
-                           undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None, hook=None):
+                         resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
+                         undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None, hook=None):
     if step not in STEPS:
         raise AnsibleFilterError(f"rollout_refresh_step: step must be one of {', '.join(STEPS)}, got {step!r}")
     if not isinstance(objects, dict):
@@ -161,8 +161,8 @@ def rollout_refresh_step(objects, step, wave=None, wave_objects=None, switches=N
         return refresh_steps.rolled_out(objects, resources, wait=wait)
     if step == "wave_failed":
         return refresh_steps.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
-                                          now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),
-                                          hook=hook)
+                                         now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),
+                                         hook=hook)
     if step == "end_check":
         return refresh_steps.end_check(objects, wait, now, refresh_id)
     if step == "undo_waits":

@@ -126,7 +126,7 @@ def set_drain_timeout(obj, kind, version, seconds, rollout_id, changes):
     changes.add(path, current, _field_value(version, seconds))
     annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
     changes.add(annotation, paths.get_path(obj, annotation),
-                   json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
+                json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
 
 
 def carry_to_machine_sets(md, version, machine_sets):

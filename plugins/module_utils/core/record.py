@@ -47,8 +47,8 @@ def record_last_rollout(changes, obj, now, action, recording, **details):
     """Record the new last-rollout annotation of ``obj`` (id, reason and actor of Recording ``recording``) in
     ChangeSet ``changes``."""
     changes.add(LAST_ROLLOUT_PATH, paths.get_path(obj, LAST_ROLLOUT_PATH),
-                   last_rollout_value(timeutil.format_time(now), action, recording.rollout_id, recording.reason,
-                                      recording.actor, **details))
+                last_rollout_value(timeutil.format_time(now), action, recording.rollout_id, recording.reason,
+                                   recording.actor, **details))
 
 
 def record_rollout(changes, obj, written, now, action, revision, entries, recording, api_version=None,

@@ -93,7 +93,7 @@ def wave_entry(wave, started, wait, result, soak_seconds, now):
     (``wait``, {} when it did not run); ``now`` stands in for the end of a wave that failed before its wait ended."""
     wait = wait or {}
     entry = {"index": wave.get("index"), "name": wave.get("name"), "objects": wave.get("objects"), "started": started,
-              "rollout_finished": wait.get("rollout_finished"), "finished": wait.get("ended") or now, "result": result}
+             "rollout_finished": wait.get("rollout_finished"), "finished": wait.get("ended") or now, "result": result}
     if result == "succeeded":
         entry["soak_finished"] = wait.get("soak_finished") if int(soak_seconds or 0) > 0 else None
     return entry

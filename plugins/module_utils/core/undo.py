@@ -214,7 +214,7 @@ def identity_changes(md, version, target_identity, ref, hints=None):
     _write_ref(changes, _SPEC + ("bootstrap", "configRef"), current_bootstrap.get("configRef"), target_bootstrap.get("configRef"),
                version, hints, ref)
     changes.add(_SPEC + ("bootstrap", "dataSecretName"), current_bootstrap.get("dataSecretName"),
-                   target_bootstrap.get("dataSecretName"))
+                target_bootstrap.get("dataSecretName"))
     changes.add(_SPEC + ("failureDomain",), current.get("failureDomain"), target.get("failureDomain"))
     return changes
 

@@ -128,7 +128,7 @@ def plan_topology(run, covered, topology):
         if owner is not None:
             try:
                 run.api.patch_json(reading.path_of(owner["kind"], owner["api_version"], owner["namespace"],
-                                                          owner["name"]), owner["patch"])
+                                                   owner["name"]), owner["patch"])
             except ApiError as err:
                 failed = api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
                                    resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))

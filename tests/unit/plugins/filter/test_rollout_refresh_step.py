@@ -28,12 +28,12 @@ def test_one_call_records_a_step():
 
 def test_a_failed_wave_then_its_undo():
     failure = step(OBJECTS, "wave_failed", wave={"name": "wave-1", "kind": "MachineDeployment"}, wave_objects=list(OBJECTS.values()),
-                     wait={"reason": "stalled", "failed_refs": [REF]}, failed_result={"msg": "x"}, refresh_id="hw-1",
-                     settings={"stall_timeout": 6}, now="t1")
+                   wait={"reason": "stalled", "failed_refs": [REF]}, failed_result={"msg": "x"}, refresh_id="hw-1",
+                   settings={"stall_timeout": 6}, now="t1")
     assert failure["status"]["failure_reason"].startswith("wave wave-1 failed: machinedeployment/default/a: stalled: ")
     assert failure["undo"] == [] and failure["undo_rollout_id"] == "hw-1-undo"
     out = step(failure["objects"], "undo_failed", failure=dict(failure, undo_refs=[REF]), started="t2", now="t3",
-                 failed_result={"msg": "gone"})
+               failed_result={"msg": "gone"})
     assert out[REF]["undo"]["result"] == "failed" and "(gone)" in out[REF]["next_step"]
 
 
@@ -65,4 +65,3 @@ def test_the_result_filter():
         result(OBJECTS, order=["machinedeployment/default/b"], refresh_id="hw-1", name="m1")
     with pytest.raises(AnsibleFilterError, match="mode must be apply or check"):
         result(OBJECTS, mode="dry", refresh_id="hw-1", name="m1")
-

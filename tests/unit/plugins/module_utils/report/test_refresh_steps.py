@@ -134,8 +134,8 @@ def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDepl
     switched = objs if switched is None else switched
     switches = kwargs.pop("switches", None) or switch_call(switched, stopped_at=kwargs.pop("stopped_at", None))
     return refresh_steps.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, switches,
-                                      kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
-                                      failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
+                                     kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
+                                     failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
 
 
 def test_a_stalled_wave_names_the_stuck_machines_and_undoes_every_switched_machine_deployment():
@@ -327,8 +327,8 @@ def test_cluster_result_is_the_report_models_rule():
 
 def result(objs, status=None, mode="apply"):
     return refresh_steps.result(by_ref(*objs), [o["ref"] for o in objs], status or {}, mode, "hw-1", "mgmt-1",
-                                 {"capi_version": "v1.10.0", "api_version": "cluster.x-k8s.io/v1beta1"}, None, ["n"],
-                                 [{"name": "wave-1", "result": "succeeded"}], [{"name": "wave-1"}], "t0", "t1")
+                                {"capi_version": "v1.10.0", "api_version": "cluster.x-k8s.io/v1beta1"}, None, ["n"],
+                                [{"name": "wave-1", "result": "succeeded"}], [{"name": "wave-1"}], "t0", "t1")
 
 
 def test_the_result_of_the_management_cluster():
@@ -377,11 +377,11 @@ def test_the_end_check_fails_an_object_changed_after_its_wave_naming_who_and_und
 def test_the_end_check_records_an_object_deleted_after_its_wave_and_a_failure_without_objects():
     a = obj("a", result="succeeded")
     out = refresh_steps.end_check(by_ref(a), {"failed": True, "reason": "deleted", "failed_refs": [a["ref"]],
-                                               "ended": NOW}, NOW, "r1")
+                                              "ended": NOW}, NOW, "r1")
     assert out["objects"][a["ref"]]["result"] == "deleted"
     assert out["objects"][a["ref"]]["failure_reason"] == f"deleted after its wave (seen gone at {NOW})"
     unreachable = refresh_steps.end_check(by_ref(a), {"failed": True, "reason": "unreachable",
-                                                       "msg": "cannot reach the API server"}, NOW, "r1")
+                                                      "msg": "cannot reach the API server"}, NOW, "r1")
     assert unreachable["objects"] == by_ref(a)
     assert unreachable["status"]["failure_reason"] == "the check at the end of the run failed: cannot reach the API server"
 

@@ -109,19 +109,31 @@ def _resolve_after(after, now, ref):
     return trigger_for_now(now) if explicit is None else explicit
 
 
-def refuse_nameless(requested, option="infrastructure_ref", ref=None):
-    """RolloutError when the template reference ``requested`` (a name or {name, kind?, ...}) has no name. It needs no
-    object, so the input gate runs it for ``infrastructure_ref`` and each ``switches[].infrastructure_ref``; what
-    defaults from the object's current reference (kind, api_group) is checked per object (_target_ref)."""
+def refuse_reference(requested, option="infrastructure_ref", ref=None):
+    """RolloutError for what is wrong with the template reference ``requested`` (a name or {name, kind?, api_group?,
+    ...}) whatever the object: no name, or an ``api_group`` of Cluster API itself. The input gate runs it for
+    ``infrastructure_ref`` and each ``switches[].infrastructure_ref`` before any request; what defaults from the
+    object's current reference (kind, api_group) is checked per object (_target_ref)."""
     name = requested if isinstance(requested, str) else requested.get("name") if isinstance(requested, dict) else None
     if not name:
         raise RolloutError(f"{option} {requested!r} has no name", ref=ref, reason=inputs.INVALID_INFRASTRUCTURE_REF,
                            hint=f"give {option}.name, the template's name (kind and api_group default to the object's current ones)")
+    if isinstance(requested, dict):
+        _refuse_capi_group(requested.get("kind"), name, requested.get("api_group"), ref, option)
+
+
+def _refuse_capi_group(kind, name, group, ref, option="infrastructure_ref"):
+    if group in apiversion.CAPI_OWN_GROUPS:
+        raise RolloutError(
+            f"{option} names {kind} {name} ({group}), which is no infrastructure machine template: {group} is a group of "
+            "Cluster API itself", ref=ref, reason=inputs.NOT_A_TEMPLATE,
+            hint="give a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
+                 f"example DockerMachineTemplate or AWSMachineTemplate) in {option}")
 
 
 def _target_ref(requested, current, ref):
     """Normalized {api_group, kind, name[, api_version]} the user asked for; kind/group default to current."""
-    refuse_nameless(requested, ref=ref)
+    refuse_reference(requested, ref=ref)
     if isinstance(requested, str):
         requested = {"name": requested}
     current = current or {}
@@ -130,16 +142,12 @@ def _target_ref(requested, current, ref):
         "kind": requested.get("kind") or current.get("kind"),
         "name": requested["name"],
     }
+    # these need the object: kind and group default to its current reference
     if not target["kind"] or target["api_group"] is None:
         raise RolloutError("infrastructure_ref needs kind and api_group: the object has no current reference to copy them from",
                            ref=ref, hint="give infrastructure_ref.kind and infrastructure_ref.api_group",
                            reason=inputs.INVALID_INFRASTRUCTURE_REF)
-    if target["api_group"] in apiversion.CAPI_OWN_GROUPS:
-        raise RolloutError(
-            f"{target['kind']} {target['name']} ({target['api_group']}) is not an infrastructure machine template: "
-            f"{target['api_group']} is a group of Cluster API itself; nothing was changed", ref=ref, reason="not_a_template",
-            hint="name a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
-                 "example DockerMachineTemplate or AWSMachineTemplate) in infrastructure_ref")
+    _refuse_capi_group(target["kind"], target["name"], target["api_group"], ref)
     if requested.get("api_version"):
         target["api_version"] = requested["api_version"]
     return target

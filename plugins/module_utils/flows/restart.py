@@ -38,9 +38,9 @@ RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place
 
 def refuse_early(params):
     """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?), an ``after``
-    that is no time, a template reference without a name (core.restart). Run by the input gate (flows.change.gate),
-    which ends the message. The rest of a template reference (kind and group defaulted from the object's current one,
-    the api_version of a v1beta1 object, a group of CAPI itself) and every other refusal need the object."""
+    that is no time, a template reference without a name or to a group of CAPI itself (core.restart). Run by the input
+    gate (flows.change.gate), which ends the message. The rest of a template reference (kind and group defaulted from
+    the object's current one, the api_version of a v1beta1 object) and every other refusal need the object."""
     if selects_nothing(params, "switches"):
         raise RolloutError("switches is empty: no object selected; give name, names, cluster_name or label_selectors, "
                            "or at least one switch", reason=inputs.INVALID_SELECTION)
@@ -56,11 +56,11 @@ def refuse_early(params):
     if isinstance(params.get("after"), str):  # another type is core.settings' to refuse
         restarts.parse_after(params["after"], ref)
     if params.get("infrastructure_ref") is not None:
-        restarts.refuse_nameless(params["infrastructure_ref"], ref=ref)
+        restarts.refuse_reference(params["infrastructure_ref"], ref=ref)
     for index, item in enumerate(params.get("switches") or []):
         if item.get("infrastructure_ref") is not None:  # else its template is made (switches[].template)
-            restarts.refuse_nameless(item["infrastructure_ref"], f"switches[{index}].infrastructure_ref",
-                                     make_ref(_kind(params), params.get("namespace"), _switch_name(item)))
+            restarts.refuse_reference(item["infrastructure_ref"], f"switches[{index}].infrastructure_ref",
+                                      make_ref(_kind(params), params.get("namespace"), _switch_name(item)))
 
 
 def _kind(params):

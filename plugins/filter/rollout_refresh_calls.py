@@ -16,9 +16,9 @@ description:
     filter turns the objects of a step into the arguments of those calls.
   - V(clone) - the O(capi.rollout.capi_machine_template#module:objects) of one M(capi.rollout.capi_machine_template)
     call - per object its C(kind), C(namespace), C(name) and its own C(overrides), C(labels) and C(annotations) (its
-    C(clone) settings, see P(capi.rollout.rollout_refresh_targets#filter)).
+    C(clone) settings, see P(capi.rollout.rollout_refresh_objects#filter)).
   - V(switch) - the M(capi.rollout.capi_rollout_restart) calls, one per kind and namespace - C(kind), C(namespace),
-    C(refs) (the objects' references, for the record) and C(switches) (each object with the
+    C(refs) (the objects' references, for their report entries) and C(switches) (each object with the
     O(capi.rollout.capi_rollout_restart#module:switches[].template) the call makes for it and switches it to, from its
     own C(clone) settings) or, with O(restart=true), C(names). Objects with C(resume) (switched by this refresh already)
     are left out.

@@ -29,7 +29,7 @@ options:
   _input:
     description:
       - The selected objects, as RV(capi.rollout.capi_rollout_info#module:resources) (see
-        P(capi.rollout.rollout_refresh_targets#filter)).
+        P(capi.rollout.rollout_refresh_objects#filter)).
     type: list
     elements: dict
     required: true
@@ -74,7 +74,7 @@ options:
 EXAMPLES = r'''
 - name: Plan
   ansible.builtin.set_fact:
-    plan: "{{ targets | capi.rollout.rollout_refresh_plan(clones=clone_results, refresh_id='hw-2026-11', max_in_flight=2,
+    plan: "{{ objects | capi.rollout.rollout_refresh_plan(clones=clone_results, refresh_id='hw-2026-11', max_in_flight=2,
                                                           canary=true) }}"
 '''
 

@@ -11,7 +11,7 @@ version_added: 0.1.0
 author:
   - capi.rollout contributors (@capi-rollout)
 description:
-  - Puts the records of the C(capi.rollout.hardware_refresh) role together into one entry of C(management_clusters) of the
+  - Puts what the C(capi.rollout.hardware_refresh) role recorded together into one entry of C(management_clusters) of the
     fleet report (report format 1, docs/report.md) - the fact C(hardware_refresh_result).
   - The result is the one a step decided (O(status), for example a failed wave or a closed window), else V(planned) in
     check mode, else V(partial) when objects are still pending or running or only some were skipped, V(skipped) when
@@ -19,7 +19,7 @@ description:
 positional: _input
 options:
   _input:
-    description: The objects, a dictionary from object reference (C(ref)) to its record (P(capi.rollout.rollout_refresh_record#filter)).
+    description: The objects, a dictionary from object reference (C(ref)) to its report entry (P(capi.rollout.rollout_refresh_step#filter)).
     type: dict
     required: true
   order:
@@ -48,7 +48,7 @@ options:
     type: dict
     default: {}
   lock:
-    description: The record of the lock (C(holder), C(acquired), C(released), C(taken_over_from)), V(null) when not taken.
+    description: The lock's entry (C(holder), C(acquired), C(released), C(taken_over_from)), V(null) when not taken.
     type: dict
   notes:
     description: Notes of the run.
@@ -56,7 +56,7 @@ options:
     elements: str
     default: []
   waves:
-    description: The records of the waves run (apply mode).
+    description: The entries of the waves run (apply mode).
     type: list
     elements: dict
     default: []
@@ -78,7 +78,7 @@ EXAMPLES = r'''
   ansible.builtin.set_fact:
     hardware_refresh_result: >-
       {{ objects | capi.rollout.rollout_refresh_result(order=order, status=status, mode='apply', refresh_id='hw-2026-11',
-                                                       name=inventory_hostname, waves=wave_records) }}
+                                                       name=inventory_hostname, waves=wave_entries) }}
 '''
 
 RETURN = r'''
@@ -93,7 +93,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
-refresh_record = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.refresh_record")
+refresh_steps = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.refresh_steps")
 
 
 def rollout_refresh_result(objects, order=None, status=None, mode="apply", refresh_id=None, name=None, capi=None, lock=None,
@@ -105,8 +105,8 @@ def rollout_refresh_result(objects, order=None, status=None, mode="apply", refre
     unknown = [ref for ref in order or [] if ref not in objects]
     if unknown:
         raise AnsibleFilterError(f"rollout_refresh_result: no record of {', '.join(unknown)}")
-    return refresh_record.result(objects, order or [], status or {}, mode, refresh_id, name, capi or {}, lock, notes or [],
-                                 waves or [], planned_waves or [], started, finished)
+    return refresh_steps.result(objects, order or [], status or {}, mode, refresh_id, name, capi or {}, lock, notes or [],
+                                waves or [], planned_waves or [], started, finished)
 
 
 class FilterModule(object):

@@ -12,7 +12,7 @@ author:
   - capi.rollout contributors (@capi-rollout)
 description:
   - The C(capi.rollout.hardware_refresh) role writes no status text of its own; this filter writes what it records
-    about the management cluster (its objects are P(capi.rollout.rollout_refresh_record#filter)'s). The input is the
+    about the management cluster (its objects are P(capi.rollout.rollout_refresh_step#filter)'s). The input is the
     step.
   - V(lock_failed) - the status of a run that could not take the lock (O(message) the lock call's message).
   - V(task_failed) - the status of a run stopped by a task that failed outside a wave (O(task), O(failed_result)).
@@ -22,7 +22,7 @@ description:
     when it was released.
   - V(capi_version) - the blockers of a management cluster whose Cluster API release (O(capi_version), the host
     variable) is older than O(min_capi_version) or no release at all; an empty list when it is not set.
-  - V(wave) - the record of a wave (O(wave)) that ended with O(result), from its wait's registered result (O(wait)).
+  - V(wave) - the report entry of a wave (O(wave)) that ended with O(result), from its wait's registered result (O(wait)).
   - V(stats) - what the role publishes to AWX for the management cluster (O(result), its report entry), its objects
     counted by the report's rules.
   - Every next step names the way on the same way - a re-run with the same O(refresh_id).
@@ -148,7 +148,7 @@ def rollout_refresh_status(step, refresh_id=None, message=None, lock_duration=No
     if step == "capi_version":
         return statuses.capi_version_blockers(capi_version, min_capi_version)
     if step == "wave":
-        return statuses.wave_record(wave, started, wait, result, soak_seconds, now)
+        return statuses.wave_entry(wave, started, wait, result, soak_seconds, now)
     return model.awx_stats(result)
 
 

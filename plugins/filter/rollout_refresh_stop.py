@@ -80,7 +80,7 @@ _value:
         V(null) otherwise.
       type: dict
     notes:
-      description: Notes for the management cluster's record (its blockers).
+      description: Notes for the management cluster's report entry (its blockers).
       type: list
       elements: str
 '''

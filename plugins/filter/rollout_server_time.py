@@ -47,7 +47,7 @@ EXAMPLES = r'''
   ansible.builtin.set_fact:
     clock: "{{ {'server': info.server_time, 'controller': now().timestamp()} }}"
 
-- name: Stamp a record with the API server's time, not the Ansible host's
+- name: Stamp a report entry with the API server's time, not the Ansible host's
   ansible.builtin.set_fact:
     finished: "{{ clock | capi.rollout.rollout_server_time }}"
 

@@ -53,11 +53,11 @@ options:
 EXAMPLES = r'''
 - name: Waves of at most 3 MachineDeployments, one canary first
   ansible.builtin.set_fact:
-    waves: "{{ targets | capi.rollout.rollout_waves(max_in_flight=3, canary=true) }}"
+    waves: "{{ objects | capi.rollout.rollout_waves(max_in_flight=3, canary=true) }}"
 
 - name: A quarter of the pools at a time, numbered after two control-plane waves
   ansible.builtin.set_fact:
-    waves: "{{ targets | capi.rollout.rollout_waves(max_in_flight='25%', start=2) }}"
+    waves: "{{ objects | capi.rollout.rollout_waves(max_in_flight='25%', start=2) }}"
 '''
 
 RETURN = r'''

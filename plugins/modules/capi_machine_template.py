@@ -179,7 +179,7 @@ notes:
     see C(docs/rbac.yml).
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects.attributes
   - capi.rollout.lease
 attributes:
   check_mode:

@@ -161,7 +161,7 @@ options:
         default: 300
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects.attributes
   - capi.rollout.field_owners
 attributes:
   check_mode:

@@ -64,9 +64,9 @@ options:
     default: false
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets
-  - capi.rollout.targets.wait
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects
+  - capi.rollout.objects.wait
+  - capi.rollout.objects.attributes
 attributes:
   check_mode:
     description: Read-only; runs normally in check mode.

@@ -87,7 +87,7 @@ notes:
   - The clocks of the machines that share a lock should agree to well within O(lease_duration_seconds).
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects.attributes
 attributes:
   check_mode:
     description: The take or release is sent as a server-side dry run (C(dryRun=All)), so RBAC refusals show, and

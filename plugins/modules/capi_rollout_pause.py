@@ -39,9 +39,9 @@ notes:
   - In check mode nothing is written and O(wait) is skipped.
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets
-  - capi.rollout.targets.wait
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects
+  - capi.rollout.objects.wait
+  - capi.rollout.objects.attributes
   - capi.rollout.field_owners
 attributes:
   check_mode:

@@ -239,9 +239,9 @@ notes:
   - In check mode nothing is written and O(wait) is skipped.
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets
-  - capi.rollout.targets.wait
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects
+  - capi.rollout.objects.wait
+  - capi.rollout.objects.attributes
   - capi.rollout.field_owners
   - capi.rollout.lease
 attributes:
@@ -511,7 +511,10 @@ reason:
   description:
     - Why the task failed, machine-readable - for example V(paused), V(topology_owned), V(topology_no_variable),
       V(topology_shared_variable), V(topology_entry_missing), V(template_not_found),
-      V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), and for O(switches[].template) V(clone_refused)
+      V(not_found), V(invalid_selection), V(lock_lost), V(forbidden), V(invalid_after),
+      V(invalid_infrastructure_ref) and V(not_a_template) (refused before any request, with RV(api_requests=0), when
+      the option alone is wrong),
+      and for O(switches[].template) V(clone_refused)
       (a template could not be made; nothing was written) or V(create_failed) (no object was switched).
   returned: on failure
   type: str

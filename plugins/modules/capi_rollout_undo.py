@@ -116,9 +116,9 @@ notes:
     template kind of the targets, then one patch per object that changes.
 extends_documentation_fragment:
   - capi.rollout.connection
-  - capi.rollout.targets
-  - capi.rollout.targets.wait
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects
+  - capi.rollout.objects.wait
+  - capi.rollout.objects.attributes
   - capi.rollout.field_owners
 attributes:
   check_mode:

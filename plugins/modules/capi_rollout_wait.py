@@ -225,7 +225,7 @@ notes:
 extends_documentation_fragment:
   - capi.rollout.connection
   - capi.rollout.lease
-  - capi.rollout.targets.attributes
+  - capi.rollout.objects.attributes
 attributes:
   action:
     description: An action plugin runs the module repeatedly and prints progress between the calls.

@@ -56,6 +56,8 @@ def test_errors_name_the_object_and_the_next_step(capi):
     bad_after = capi.run("capi_rollout_restart", name="wa-md-0", after="tomorrow")
     assert bad_after.failed and bad_after["reason"] == "invalid_after"
     assert bad_after["msg"].startswith("machinedeployment/default/wa-md-0: ")
+    # refused by the input gate, before any request
+    assert bad_after["api_requests"] == 0 and "after 'tomorrow'" in bad_after["msg"], bad_after
 
     template = capi.run("capi_rollout_restart", name="wa-md-0", infrastructure_ref={"name": "does-not-exist"})
     assert template.failed and template["reason"] == "template_not_found"

@@ -2,10 +2,12 @@
 answers to a failed test, null tests of absent fields, and a multi-object restart while someone else writes
 one of the objects several times a second (no conflict, unlike a resourceVersion-guarded write)."""
 
+import datetime
 import threading
 import time
 
 import pytest
+from capisim import audit
 from capisim.kubeapi import ApiError, resource_path
 
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
@@ -14,7 +16,8 @@ pytestmark = pytest.mark.needs_controller
 
 NS = "team-j"
 NAMES = ["wj-md-0", "wj-md-1", "wj-md-2"]
-BUSY = "wj-md-1"
+# patched last of the three, so that the module's read and its patch of it lie two patches apart
+BUSY = NAMES[-1]
 HEARTBEAT = "example.com~1heartbeat"
 
 
@@ -105,24 +108,45 @@ def _codes(events):
     return [e.get("responseStatus", {}).get("code") for e in events]
 
 
+def _at(event, stage):
+    return datetime.datetime.fromisoformat(event[stage].replace("Z", "+00:00"))
+
+
+def _written_between_read_and_patch(events, name):
+    """The heartbeat's writes (admin) of MachineDeployment ``name`` that the API server received after it had answered the
+    module's last read of it (the LIST of the selection, or a GET of a retry) and answered before it received the
+    module's patch of it: each changed the object between the module's read and its patch (the audit log's own
+    timestamps, compared for order only)."""
+    module = [e for e in events if e.get("user", {}).get("username") == "rollout-operator"
+              and (e.get("objectRef") or {}).get("resource") == "machinedeployments" and not audit.is_dry_run(e)]
+    patch = next(e for e in module if e["verb"] == "patch" and e["objectRef"].get("name") == name)
+    read = [e for e in module if (e["verb"] == "list" or e["verb"] == "get" and e["objectRef"].get("name") == name)
+            and _at(e, "stageTimestamp") <= _at(patch, "requestReceivedTimestamp")][-1]
+    return [e for e in events if e.get("user", {}).get("username") == "admin" and e["verb"] == "patch"
+            and (e.get("objectRef") or {}).get("name") == name
+            and _at(read, "stageTimestamp") <= _at(e, "requestReceivedTimestamp")
+            and _at(e, "stageTimestamp") <= _at(patch, "requestReceivedTimestamp")]
+
+
 def test_restart_of_several_objects_while_one_is_written_several_times_a_second(capi):
     mark = capi.mark()
-    with Heartbeat(capi, BUSY) as beat:
-        time.sleep(1)
-        started = beat.writes
+    # a write every ~20 ms plus its round trip: several land between the module's read of the object and its patch
+    with Heartbeat(capi, BUSY, per_second=50) as beat:
         res = capi.run("capi_rollout_restart", namespace=NS, names=NAMES, rollout_id="busy-1")
-        during = beat.writes - started
     assert not res.failed, res.get("msg")
     assert not beat.errors, beat.errors
     assert [e["action"] for e in res["objects"]] == ["restarted"] * 3
-    patches_sent = capi.requests(mark, user="rollout-operator")
-    patches_sent = [e for e in patches_sent if e["verb"] == "patch"]
+    events = capi.mgmt.audit_log(since=mark).events
+    patches_sent = [e for e in events if e.get("user", {}).get("username") == "rollout-operator" and e["verb"] == "patch"]
     # one patch per object, none refused: no 409, no failed test
     assert _codes(patches_sent) == [200, 200, 200], _codes(patches_sent)
-    assert len(patches_sent) == 3
-    # the object was written while the call ran (about 7 times at 8 a second since the harness starts a run faster;
-    # how many fall between the module's read and its patch, some 50 ms, is not checked: see the closing note)
-    assert during >= 4, during
+    assert [e["objectRef"]["name"] for e in patches_sent][-1] == BUSY
+    # exact: the object the module patched had been written by someone else after the module read it
+    assert _written_between_read_and_patch(events, BUSY), [
+        (e.get("user", {}).get("username"), e["verb"], (e.get("objectRef") or {}).get("name"), e["requestReceivedTimestamp"],
+         e["stageTimestamp"]) for e in events if (e.get("objectRef") or {}).get("resource") == "machinedeployments"]
+    # control: nobody else wrote the objects without a heartbeat between the module's read and its patch
+    assert not _written_between_read_and_patch(events, NAMES[0])
     busy = capi.admin.get(capi.path("MachineDeployment", NS, BUSY))
     assert busy["metadata"]["annotations"]["rollout.capi-rollout.dev/last"].startswith('{"action":"restarted"')
 

@@ -31,7 +31,7 @@ import queue
 import threading
 import time
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import DEADLINE_GRACE_SECONDS
@@ -96,7 +96,7 @@ class Group(object):
 
     @classmethod
     def of(cls, selected, objects=None, resource_version=None, names=None):
-        """The group of a client.targets selection (its objects as listed, or as written since)."""
+        """The group of a client.reading selection (its objects as listed, or as written since)."""
         return cls(selected.kind, selected.version, selected.namespace, selected.path,
                    selected.objects if objects is None else objects,
                    resource_version or selected.list_resource_version, selected.sel["label_selector"], names=names)
@@ -547,7 +547,7 @@ def machines_lister(api, discovery):
     """``machines_lister`` of a Waiter: the Machine views of an MD or KCP (one LIST by its name label)."""
     def lister(group, obj):
         label = keys.DEPLOYMENT_NAME_LABEL if group.kind == apiversion.MACHINE_DEPLOYMENT else keys.CONTROL_PLANE_NAME_LABEL
-        items, version = targets.list_kind(api, discovery, apiversion.MACHINE, group.namespace,
+        items, version = reading.list_kind(api, discovery, apiversion.MACHINE, group.namespace,
                                            label_selector=f"{label}={_name(obj)}")
         return [views.machine_view(item, api_version=version) for item in items]
     return lister
@@ -569,14 +569,14 @@ def templates_lister(api, discovery):
 def machine_sets_lister(api, discovery):
     """``machine_sets_lister`` of a Waiter: (MachineSets of a namespace, the list's resourceVersion)."""
     def lister(namespace):
-        items, _version, list_rv = targets.list_kind_at(api, discovery, apiversion.MACHINE_SET, namespace)
+        items, _version, list_rv = reading.list_kind_at(api, discovery, apiversion.MACHINE_SET, namespace)
         return items, list_rv
     return lister
 
 
 class TopologyReads(object):
     """``topology_reads`` of a Waiter: the template an object is on (one GET) and the Clusters of objects
-    (client.targets.clusters_for: one GET, or one LIST for several)."""
+    (client.reading.clusters_for: one GET, or one LIST for several)."""
 
     def __init__(self, api, discovery):
         self.api = api
@@ -592,4 +592,4 @@ class TopologyReads(object):
         return templates.get_template(self.api, tkind, namespace, infra["name"])
 
     def clusters(self, namespace, objects):
-        return targets.clusters_for(self.api, self.discovery, objects, namespace)
+        return reading.clusters_for(self.api, self.discovery, objects, namespace)

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Record exactly the fields a plan changes; turn them into a merge patch and an Ansible diff.
+"""The fields a plan changes, exactly; turn them into a merge patch and an Ansible diff.
 
 Modelled on community.general's DifferenceTracker: each change is (path, before, after); the diff
 shows only those fields, as YAML text a person can read, never whole objects.
@@ -25,9 +25,9 @@ class ChangeSet:
     def __init__(self):
         self._changes = []
 
-    def record(self, path, before, after, display=None):
-        """Record a change at ``path`` (dotted string or tuple); None means "absent". Returns whether
-        it is a change (equal values are not recorded). A later record of the same path replaces it,
+    def add(self, path, before, after, display=None):
+        """Add the change at ``path`` (dotted string or tuple); None means "absent". Returns whether
+        it is a change (equal values are left out). A later change of the same path replaces it,
         keeping the first ``before``.
 
         ``display``: optional (before_text, after_text) shown in before()/after()/changes()/diff()
@@ -57,7 +57,7 @@ class ChangeSet:
                 for change in self._changes]
 
     def items(self):
-        """[(path keys, before, after)] in the order recorded (None: absent)."""
+        """[(path keys, before, after)] in the order added (None: absent)."""
         return [(change[0], copy.deepcopy(change[1]), copy.deepcopy(change[2])) for change in self._changes]
 
     def merge_patch(self):

@@ -123,10 +123,10 @@ def set_drain_timeout(obj, kind, version, seconds, rollout_id, changes):
     current = paths.get_path(obj, path)
     found = recorded(obj)
     before = found["before"] if found is not None else current
-    changes.record(path, current, _field_value(version, seconds))
+    changes.add(path, current, _field_value(version, seconds))
     annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
-    changes.record(annotation, paths.get_path(obj, annotation),
-                   json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
+    changes.add(annotation, paths.get_path(obj, annotation),
+                json.dumps({"id": rollout_id, "before": before}, sort_keys=True, separators=(",", ":")))
 
 
 def carry_to_machine_sets(md, version, machine_sets):
@@ -147,7 +147,7 @@ def carry_to_machine_sets(md, version, machine_sets):
         owned = paths.get_path(ms, ("metadata", "labels", keys.DEPLOYMENT_NAME_LABEL)) == name
         has_machines = (paths.get_path(ms, "spec.replicas") or 0) > 0 or (paths.get_path(ms, "status.replicas") or 0) > 0
         changes = ChangeSet()
-        if owned and has_machines and changes.record(path, paths.get_path(ms, path), wanted):
+        if owned and has_machines and changes.add(path, paths.get_path(ms, path), wanted):
             out.append((ms, changes))
     return out
 
@@ -164,9 +164,9 @@ def restore_drain_timeout(obj, kind, version, changes):
     if found["before"] is None and not [key for key in parent if key != keys_of[-1]]:
         # the v1beta2 deletion struct must not be left empty (MachineDeletionSpec MinProperties=1,
         # api/core/v1beta2/machine_types.go v1.14.0)
-        changes.record(keys_of[:-1], paths.get_path(obj, keys_of[:-1]), None)
+        changes.add(keys_of[:-1], paths.get_path(obj, keys_of[:-1]), None)
     else:
-        changes.record(path, paths.get_path(obj, path), found["before"])
+        changes.add(path, paths.get_path(obj, path), found["before"])
     annotation = ("metadata", "annotations", keys.DRAIN_TIMEOUT_ANNOTATION)
-    changes.record(annotation, paths.get_path(obj, annotation), None)
+    changes.add(annotation, paths.get_path(obj, annotation), None)
     return found

@@ -39,7 +39,7 @@ def _annotations(obj):
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
-def _targets(mhc, cluster_name, labels, version):
+def _covers(mhc, cluster_name, labels, version):
     return (_field(mhc, MHC, version, "cluster_name") == cluster_name
             and labelselector.matches(_field(mhc, MHC, version, "selector"), labels))
 
@@ -65,7 +65,7 @@ def coverage(md, mhcs, machines, version):
     names]}; ``machines``: the Machines of the namespace (those of ``md`` are picked by its deployment-name label)."""
     cluster_name = _field(md, apiversion.MACHINE_DEPLOYMENT, version, "cluster_name")
     labels = paths.get_path(md, "spec.template.metadata.labels", {}) or {}
-    covering = [mhc for mhc in mhcs or [] if _targets(mhc, cluster_name, labels, version)]
+    covering = [mhc for mhc in mhcs or [] if _covers(mhc, cluster_name, labels, version)]
     name = (md.get("metadata") or {}).get("name")
     own = [m for m in machines or [] if ((m.get("metadata") or {}).get("labels") or {}).get(keys.DEPLOYMENT_NAME_LABEL) == name]
     in_flight, skipped = [], []

@@ -333,7 +333,7 @@ def record_change(changes, obj, entry, history_limit=DEFAULT_HISTORY_LIMIT, entr
     before_text = _display(entries) if entries or not before_raw else f"unreadable ({len(str(before_raw))} characters)"
     shown = {key: value for key, value in entry.items() if key not in _SNAPSHOT_KEYS}
     after_text = f"{_display([item for item in new_entries if 'revision' in item])}; new: {serialize(shown)}"
-    changes.record(path, before_raw, serialize(new_entries), display=(before_text, after_text))
+    changes.add(path, before_raw, serialize(new_entries), display=(before_text, after_text))
     return new_entries
 
 

@@ -31,6 +31,9 @@ INVALID_HOLDER = "invalid_holder"
 INVALID_DURATION = "invalid_duration"
 INVALID_SWITCHED_AT = "invalid_switched_at"
 INVALID_REVISION = "invalid_revision"
+INVALID_AFTER = "invalid_after"
+INVALID_INFRASTRUCTURE_REF = "invalid_infrastructure_ref"
+NOT_A_TEMPLATE = "not_a_template"
 
 REASONS = {
     INVALID_SETTING: "an option's type, range or text (core.settings), or a setting out of its range",
@@ -41,6 +44,9 @@ REASONS = {
     INVALID_DURATION: "a lock duration that is no whole number of seconds of at least 1",
     INVALID_SWITCHED_AT: "a switch time that is no RFC 3339 time",
     INVALID_REVISION: "two options that say where an undo goes back to",
+    INVALID_AFTER: "a restart's after that is neither 'now' nor an RFC 3339 time",
+    INVALID_INFRASTRUCTURE_REF: "a template reference without a name (its kind and group defaulted from the object are checked per object)",
+    NOT_A_TEMPLATE: "a template reference to a group of Cluster API itself (the flows also refuse a template without spec.template.spec)",
 }
 
 NOTHING_CHANGED = "nothing was changed"

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How a rollout ends badly, in one table: per failure reason, the phrase a wave's record uses, the hint a wait's
+"""How a rollout ends badly, in one table: per failure reason, the phrase a wave's report entry uses, the hint a wait's
 error gives and the next step a refresh's record gives (one vocabulary for the wait, the role and the report).
 
 The wait decides the reasons of a rollout (core.waitstate's constants); a refresh adds its own (a lost lock, a failed
@@ -21,7 +21,7 @@ HOOK = "hook"
 
 
 class Outcome(NamedTuple):
-    """``phrase``: what happened, in a wave's record, from the run's settings (None: the task that failed);
+    """``phrase``: what happened, in a wave's report entry, from the run's settings (None: the task that failed);
     ``hint``: what to do, appended to
     the wait's error ("" for reasons no wait decides); ``next_step``: what to do before the refresh goes on ("" for the
     generic "fix the cause"); ``undone``: whether the wave's undo switched objects back (a deleted object is not)."""

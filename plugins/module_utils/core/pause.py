@@ -53,14 +53,14 @@ def plan_pause(obj, paused=True, now=None, recording=None, observed=None):
     if kind == apiversion.MACHINE_DEPLOYMENT:
         current = paths.get_path(obj, "spec.paused") is True
         if current != paused:
-            changes.record("spec.paused", paths.get_path(obj, "spec.paused"), bool(paused))
+            changes.add("spec.paused", paths.get_path(obj, "spec.paused"), bool(paused))
         where = "spec.paused"
     else:
         path = ("metadata", "annotations", keys.PAUSED_ANNOTATION)
         current = paths.has_path(obj, path)
         where = f"annotation {keys.PAUSED_ANNOTATION}"
         if current != paused:
-            changes.record(path, paths.get_path(obj, path, "") if current else None, "true" if paused else None)
+            changes.add(path, paths.get_path(obj, path, "") if current else None, "true" if paused else None)
     if not changes.changed:
         state = "already paused" if paused else "not paused"
         return plans.new_plan(obj, kind, version, plans.UNCHANGED, message=f"{kind} is {state} ({where})", warnings=warnings)

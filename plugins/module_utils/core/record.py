@@ -46,9 +46,9 @@ def last_rollout_value(at_text, action, rollout_id=None, reason=None, actor=None
 def record_last_rollout(changes, obj, now, action, recording, **details):
     """Record the new last-rollout annotation of ``obj`` (id, reason and actor of Recording ``recording``) in
     ChangeSet ``changes``."""
-    changes.record(LAST_ROLLOUT_PATH, paths.get_path(obj, LAST_ROLLOUT_PATH),
-                   last_rollout_value(timeutil.format_time(now), action, recording.rollout_id, recording.reason,
-                                      recording.actor, **details))
+    changes.add(LAST_ROLLOUT_PATH, paths.get_path(obj, LAST_ROLLOUT_PATH),
+                last_rollout_value(timeutil.format_time(now), action, recording.rollout_id, recording.reason,
+                                   recording.actor, **details))
 
 
 def record_rollout(changes, obj, written, now, action, revision, entries, recording, api_version=None,

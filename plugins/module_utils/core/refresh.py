@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Planning a hardware refresh of one management cluster, from what capi_rollout_info read.
 
-- ``select_targets``: which MachineDeployments and control planes the refresh covers;
+- ``select_objects``: which MachineDeployments and control planes the refresh covers;
 - ``plan``: for each of them the action (switch, unchanged, skip), the blockers that stop it, the
   template before and after, and the waves - all derived from the cluster, never from a local file,
   so a re-run with the same refresh id continues where an earlier run stopped:
@@ -59,7 +59,7 @@ def _matches_name(entry, names):
     return entry.get("name") in names or f"{entry.get('namespace')}/{entry.get('name')}" in names
 
 
-def select_targets(machine_deployments, control_planes, clusters=None, names=None, control_plane=False, workers=True,
+def select_objects(machine_deployments, control_planes, clusters=None, names=None, control_plane=False, workers=True,
                    narrowed=False):
     """The info entries a refresh covers: control planes first (when ``control_plane``), then MDs.
 

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the hardware_refresh role records about a management cluster itself, not about its objects: the status of a
 run that stops ({result, failure_reason, next_step}) for the lock, an unexpected failure and a closed window, the
-note of a lock not released, the CAPI release gate, a wave's record and the counts published to AWX. Each is written
-here only (filter rollout_refresh_status); a failed wave's status is report/refresh_record's, the plan's
+note of a lock not released, the CAPI release gate, a wave's report entry and the counts published to AWX. Each is written
+here only (filter rollout_refresh_status); a failed wave's status is report/refresh_steps's, the plan's
 core.refresh.stop_after_plan's, and all of them say how to go on with ``rerun``.
 """
 
@@ -39,7 +39,7 @@ def lock_failed(message, refresh_id, lock_duration):
 
 
 def task_failed(task_name, failed_result, refresh_id):
-    """A task of the role failed outside a wave (the wave's own failures are report/refresh_record's)."""
+    """A task of the role failed outside a wave (the wave's own failures are report/refresh_steps's)."""
     failed_result = failed_result if isinstance(failed_result, dict) else {"msg": str(failed_result)}
     message = failed_result.get("msg", failed_result)
     return status("failed", f"{task_name or 'a task'} failed: {message}",
@@ -88,12 +88,12 @@ def capi_version_blockers(capi_version, minimum):
     return []
 
 
-def wave_record(wave, started, wait, result, soak_seconds, now):
-    """The record of a wave that ran (``result`` succeeded or failed), from the registered result of its wait
+def wave_entry(wave, started, wait, result, soak_seconds, now):
+    """The report entry of a wave that ran (``result`` succeeded or failed), from the registered result of its wait
     (``wait``, {} when it did not run); ``now`` stands in for the end of a wave that failed before its wait ended."""
     wait = wait or {}
-    record = {"index": wave.get("index"), "name": wave.get("name"), "objects": wave.get("objects"), "started": started,
-              "rollout_finished": wait.get("rollout_finished"), "finished": wait.get("ended") or now, "result": result}
+    entry = {"index": wave.get("index"), "name": wave.get("name"), "objects": wave.get("objects"), "started": started,
+             "rollout_finished": wait.get("rollout_finished"), "finished": wait.get("ended") or now, "result": result}
     if result == "succeeded":
-        record["soak_finished"] = wait.get("soak_finished") if int(soak_seconds or 0) > 0 else None
-    return record
+        entry["soak_finished"] = wait.get("soak_finished") if int(soak_seconds or 0) > 0 else None
+    return entry

@@ -22,6 +22,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import drains
 from ansible_collections.capi.rollout.plugins.module_utils.core import guards
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
 from ansible_collections.capi.rollout.plugins.module_utils.core import inplace
+from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
 from ansible_collections.capi.rollout.plugins.module_utils.core import labels_annotations as keys
 from ansible_collections.capi.rollout.plugins.module_utils.core import patch as patches
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
@@ -91,41 +92,63 @@ def is_past(after, now):
     return parsed is not None and parsed <= timeutil.to_utc(now)
 
 
-def _resolve_after(after, now, ref):
-    """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
+def parse_after(after, ref=None):
+    """The explicit trigger time ``after`` asks for, to the second; None for None and "now"; RolloutError for anything
+    else. It needs no object: the input gate runs it before any request (flows.restart.refuse_early)."""
     if means_now(after):
-        return trigger_for_now(now)
+        return None
     try:
         return timeutil.truncate_seconds(timeutil.parse_time(after))
     except ValueError:
-        raise RolloutError(f"invalid after {after!r}: neither 'now' nor an RFC 3339 time", ref=ref,
-                           hint="use 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z", reason="invalid_after")
+        raise RolloutError(f"after {after!r} is neither 'now' nor an RFC 3339 time", ref=ref,
+                           hint="give after: 'now' or an RFC 3339 time such as 2026-01-02T03:04:05Z", reason=inputs.INVALID_AFTER)
+
+
+def _resolve_after(after, now, ref):
+    """Target trigger time: trigger_for_now for None/"now", else the parsed RFC 3339 time (second precision)."""
+    explicit = parse_after(after, ref)
+    return trigger_for_now(now) if explicit is None else explicit
+
+
+def refuse_reference(requested, option="infrastructure_ref", ref=None):
+    """RolloutError for what is wrong with the template reference ``requested`` (a name or {name, kind?, api_group?,
+    ...}) whatever the object: no name, or an ``api_group`` of Cluster API itself. The input gate runs it for
+    ``infrastructure_ref`` and each ``switches[].infrastructure_ref`` before any request; what defaults from the
+    object's current reference (kind, api_group) is checked per object (_target_ref)."""
+    name = requested if isinstance(requested, str) else requested.get("name") if isinstance(requested, dict) else None
+    if not name:
+        raise RolloutError(f"{option} {requested!r} has no name", ref=ref, reason=inputs.INVALID_INFRASTRUCTURE_REF,
+                           hint=f"give {option}.name, the template's name (kind and api_group default to the object's current ones)")
+    if isinstance(requested, dict):
+        _refuse_capi_group(requested.get("kind"), name, requested.get("api_group"), ref, option)
+
+
+def _refuse_capi_group(kind, name, group, ref, option="infrastructure_ref"):
+    if group in apiversion.CAPI_OWN_GROUPS:
+        raise RolloutError(
+            f"{option} names {kind} {name} ({group}), which is no infrastructure machine template: {group} is a group of "
+            "Cluster API itself", ref=ref, reason=inputs.NOT_A_TEMPLATE,
+            hint="give a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
+                 f"example DockerMachineTemplate or AWSMachineTemplate) in {option}")
 
 
 def _target_ref(requested, current, ref):
     """Normalized {api_group, kind, name[, api_version]} the user asked for; kind/group default to current."""
+    refuse_reference(requested, ref=ref)
     if isinstance(requested, str):
         requested = {"name": requested}
-    if not isinstance(requested, dict) or not requested.get("name"):
-        raise RolloutError("infrastructure_ref needs a name", ref=ref,
-                           hint="give infrastructure_ref.name (kind and api_group default to the current ones)",
-                           reason="invalid_infrastructure_ref")
     current = current or {}
     target = {
         "api_group": requested.get("api_group") or current.get("api_group"),
         "kind": requested.get("kind") or current.get("kind"),
         "name": requested["name"],
     }
+    # these need the object: kind and group default to its current reference
     if not target["kind"] or target["api_group"] is None:
         raise RolloutError("infrastructure_ref needs kind and api_group: the object has no current reference to copy them from",
                            ref=ref, hint="give infrastructure_ref.kind and infrastructure_ref.api_group",
-                           reason="invalid_infrastructure_ref")
-    if target["api_group"] in apiversion.CAPI_OWN_GROUPS:
-        raise RolloutError(
-            f"{target['kind']} {target['name']} ({target['api_group']}) is not an infrastructure machine template: "
-            f"{target['api_group']} is a group of Cluster API itself; nothing was changed", ref=ref, reason="not_a_template",
-            hint="name a *MachineTemplate of the infrastructure provider (api_group infrastructure.cluster.x-k8s.io, for "
-                 "example DockerMachineTemplate or AWSMachineTemplate) in infrastructure_ref")
+                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
+    _refuse_capi_group(target["kind"], target["name"], target["api_group"], ref)
     if requested.get("api_version"):
         target["api_version"] = requested["api_version"]
     return target
@@ -164,13 +187,13 @@ def _switch_template(obj, kind, version, ref, changes, infrastructure_ref):
         new_raw = apiversion.ref_for_api(target, version, current=current_raw)
     except ValueError as exc:
         raise RolloutError(str(exc), ref=ref, hint="give infrastructure_ref.api_version (group/version) for v1beta1 objects",
-                           reason="invalid_infrastructure_ref")
+                           reason=inputs.INVALID_INFRASTRUCTURE_REF)
     for key, value in new_raw.items():
-        changes.record(paths.split_path(path) + (key,), current_raw.get(key), value)
+        changes.add(paths.split_path(path) + (key,), current_raw.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
     for stale in ("uid", "resourceVersion", "fieldPath"):
         if current_raw.get(stale) is not None:
-            changes.record(paths.split_path(path) + (stale,), current_raw.get(stale), None)
+            changes.add(paths.split_path(path) + (stale,), current_raw.get(stale), None)
     return wanted
 
 
@@ -294,7 +317,7 @@ def _replaces_nothing(read, after, target_after, now, observed):
 def _trigger(read, changes, target_after):
     """Record the rolloutAfter change in ``changes`` (nothing when it is already ``target_after``)."""
     if read.after != target_after:
-        changes.record(read.after_path, read.after_raw, timeutil.format_time(target_after))
+        changes.add(read.after_path, read.after_raw, timeutil.format_time(target_after))
 
 
 def _change_warnings(read, cluster, rollout_id, applied, drift, own_field=True):

@@ -100,7 +100,7 @@ def _cluster_write(cluster, shown_base, changes, what, patch=None, doc=None):
     {ref, kind, name, namespace, api_version, patch, changes, diff, message}."""
     shown = ChangeSet()
     for path_keys, before, after in changes.items():
-        shown.record(shown_base + tuple(path_keys), before, after)
+        shown.add(shown_base + tuple(path_keys), before, after)
     if patch is None:
         items = [(path_keys, after) for path_keys, _before, after in changes.items()]
         patch = patches.guard_operations(doc, [path_keys for path_keys, _after in items]) + \
@@ -118,7 +118,7 @@ def plan_rollout_after(cluster, obj, kind, ref, value):
     already is. Only for CAPI v1.13+ (the caller knows: older API servers prune the field)."""
     _keys, entry, _name = _entry(cluster, obj, kind, ref)
     changes = ChangeSet()
-    if not changes.record(("rollout", "after"), paths.get_path(entry, "rollout.after"), value):
+    if not changes.add(("rollout", "after"), paths.get_path(entry, "rollout.after"), value):
         return None
     where = display_path(cluster, obj, kind, ref, "rollout.after")
     return _owner_change(cluster, obj, kind, ref, changes, f"{cluster_ref(cluster)} {where}={value}")
@@ -209,18 +209,18 @@ def plan_overrides(cluster, obj, ref, values, kind=apiversion.MACHINE_DEPLOYMENT
     variables = node.get("variables") or {}
     if kind != apiversion.KUBEADM_CONTROL_PLANE and not wanted and current and set(variables) == {"overrides"}:
         # v1beta2 refuses an empty ``variables`` (minProperties 1): the last override goes with it
-        changes.record(("variables",), variables, None)
+        changes.add(("variables",), variables, None)
     else:
-        changes.record(relative, current, wanted or None)
+        changes.add(relative, current, wanted or None)
     said = [f"{name}={value}" if value is not None else f"no {name}" for name, value in sorted(values.items())]
-    if worker_class is not None and changes.record(("class",), node.get("class"), worker_class):
+    if worker_class is not None and changes.add(("class",), node.get("class"), worker_class):
         # no "->": kube-apiserver stores ">" as \u003e, so a JSON patch ``test`` of a record quoting it would fail
         said.append(f"class={worker_class} (was {node.get('class')})")
     if not changes.changed:
         return None
     if rollout_after is not None:
         after = ("controlPlane", "rollout", "after") if kind == apiversion.KUBEADM_CONTROL_PLANE else ("rollout", "after")
-        if changes.record(after, paths.get_path(node, ".".join(after)), rollout_after):
+        if changes.add(after, paths.get_path(node, ".".join(after)), rollout_after):
             said.append(f"rollout.after={rollout_after}")
     if kind == apiversion.KUBEADM_CONTROL_PLANE:
         return _cluster_write(cluster, TOPOLOGY_POINTER, changes,
@@ -413,7 +413,7 @@ def generated_diff(change, template, overrides, worker_templates=None):
         source = change_text(change)
     shown = ChangeSet()
     for pointer in sorted(set(current) | set(wanted)):
-        shown.record(_pointer_keys(pointer), current.get(pointer), wanted.get(pointer))
+        shown.add(_pointer_keys(pointer), current.get(pointer), wanted.get(pointer))
     if not shown.changed:
         return None
     meta = template.get("metadata") or {}
@@ -547,7 +547,7 @@ def clone_class(cclass, worker, template, overrides, ref=None):
                            f"({'; '.join(problems)}); nothing was changed", ref=ref, reason="topology_incompatible")
     shown = ChangeSet()
     for change in made["changes"]:
-        shown.record(change["path"], change["before"], change["after"])
+        shown.add(change["path"], change["before"], change["after"])
     return {"name": name, "object": obj, "template": made,
             "diff": shown.diff(header=f"{made['ref']} (a clone of {made['source_ref']['kind']} {made['source_ref']['name']})")}
 
@@ -600,7 +600,7 @@ def plan_rebase(cluster, obj, kind, ref, name, rollout_after=None):
     (CAPI v1.13+, as plan_overrides) when given; None when the Cluster is on it already."""
     topology = paths.get_path(cluster, "spec.topology", {}) or {}
     changes = ChangeSet()
-    if not changes.record(_class_keys(cluster), class_name(cluster), name):
+    if not changes.add(_class_keys(cluster), class_name(cluster), name):
         return None
     said = f"{cluster_ref(cluster)} spec.topology.{'.'.join(_class_keys(cluster))}: {name} (was {class_name(cluster)})"
     write = _cluster_write(cluster, TOPOLOGY_POINTER, changes, said, doc=topology)
@@ -609,7 +609,7 @@ def plan_rebase(cluster, obj, kind, ref, name, rollout_after=None):
         return write
     shown = ChangeSet()
     for change in write["changes"] + trigger["changes"]:
-        shown.record(change["path"], change["before"], change["after"])
+        shown.add(change["path"], change["before"], change["after"])
     return dict(write, patch=write["patch"] + trigger["patch"], changes=shown.changes(),
                 diff=shown.diff(header=cluster_ref(cluster)), message=f"{said}, {trigger['message'].partition(' ')[2]}")
 

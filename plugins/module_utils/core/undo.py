@@ -171,7 +171,7 @@ def _api_version_hints(md, machine_sets, entries):
 def _write_ref(changes, path, current_raw, target_compact, version, hints, ref):
     if not target_compact:
         if current_raw is not None:
-            changes.record(path, current_raw, None)
+            changes.add(path, current_raw, None)
         return
     target = apiversion.normalize_ref(target_compact)
     if apiversion.normalize_ref(current_raw) == target:
@@ -189,14 +189,14 @@ def _write_ref(changes, path, current_raw, target_compact, version, hints, ref):
                            hint="read and patch the MachineDeployment through the cluster.x-k8s.io/v1beta2 API (CAPI v1.11+)",
                            reason="invalid_reference")
     if current is None:
-        changes.record(path, current_raw, raw)
+        changes.add(path, current_raw, raw)
         return
     for key, value in raw.items():
-        changes.record(path + (key,), current.get(key), value)
+        changes.add(path + (key,), current.get(key), value)
     # Identity fields of an ObjectReference belong to the old object; leaving them would point at it.
     for stale in _STALE_REF_KEYS:
         if current.get(stale) is not None:
-            changes.record(path + (stale,), current[stale], None)
+            changes.add(path + (stale,), current[stale], None)
 
 
 def identity_changes(md, version, target_identity, ref, hints=None):
@@ -206,16 +206,16 @@ def identity_changes(md, version, target_identity, ref, hints=None):
     hints = hints or {}
     current = paths.get_path(md, "spec.template.spec", {}) or {}
     target = target_identity or {}
-    changes.record(_SPEC + ("version",), current.get("version"), target.get("version"))
+    changes.add(_SPEC + ("version",), current.get("version"), target.get("version"))
     _write_ref(changes, _SPEC + ("infrastructureRef",), current.get("infrastructureRef"), target.get("infrastructureRef"),
                version, hints, ref)
     current_bootstrap = current.get("bootstrap") or {}
     target_bootstrap = target.get("bootstrap") or {}
     _write_ref(changes, _SPEC + ("bootstrap", "configRef"), current_bootstrap.get("configRef"), target_bootstrap.get("configRef"),
                version, hints, ref)
-    changes.record(_SPEC + ("bootstrap", "dataSecretName"), current_bootstrap.get("dataSecretName"),
-                   target_bootstrap.get("dataSecretName"))
-    changes.record(_SPEC + ("failureDomain",), current.get("failureDomain"), target.get("failureDomain"))
+    changes.add(_SPEC + ("bootstrap", "dataSecretName"), current_bootstrap.get("dataSecretName"),
+                target_bootstrap.get("dataSecretName"))
+    changes.add(_SPEC + ("failureDomain",), current.get("failureDomain"), target.get("failureDomain"))
     return changes
 
 

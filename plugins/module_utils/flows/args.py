@@ -4,7 +4,7 @@
 
 The connection options have kubernetes.core's names, aliases and ``K8S_AUTH_*`` environment
 variables, so ``module_defaults`` and AWX/AAP "OpenShift or Kubernetes API Bearer Token"
-credentials work unchanged. Documented in plugins/doc_fragments/connection.py and targets.py.
+credentials work unchanged. Documented in plugins/doc_fragments/connection.py and objects.py.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -28,7 +28,7 @@ import json
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import identity
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
     ApiError, TransportError, api_error, transport_error,
 )
@@ -144,7 +144,7 @@ def _count_machine_changes(run, selected, results, now):
     switched = [entry for entry in results if entry.get("in_place") and entry["changed"]]
     if not switched:
         return
-    machines, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+    machines, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
     for entry in switched:
         entry["machines"] = restarts.machine_changes(machines, entry["kind"], entry["name"], now)
 
@@ -200,7 +200,7 @@ def _stopped_part_way(err, planned, index, results, check_mode):
 
 
 def _owner_path(owner):
-    return targets.path_of(owner["kind"], owner["api_version"], owner["namespace"], owner["name"])
+    return reading.path_of(owner["kind"], owner["api_version"], owner["namespace"], owner["name"])
 
 
 def _sent_key(owner):
@@ -228,11 +228,11 @@ def _write(run, selected, planned, index, plan_for, clusters, sent):
 
     def attempt(fresh):
         if fresh:
-            current = state["current"] = targets.refetch(run.api, selected, plan["name"])
+            current = state["current"] = reading.refetch(run.api, selected, plan["name"])
             if plan.get("owner"):
                 clusters[plan["owner"]["name"]] = run.api.get(_owner_path(plan["owner"]))
                 for later in together(plan["owner"]):
-                    again = targets.refetch(run.api, selected, planned[later][1]["name"])
+                    again = reading.refetch(run.api, selected, planned[later][1]["name"])
                     planned[later] = (again, plan_for(again))
             state["plan"] = plan_for(current)
             if not state["plan"]["changed"]:

@@ -8,7 +8,7 @@ revisions and what changed between them (the templates they reference read with 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
 from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import WaitFailed
@@ -36,7 +36,7 @@ def run_info(module):
         selected = run.select(params, require_match=False)
         clusters = run.clusters(selected)
         objects = selected.objects
-        if not objects and not targets.namespace_exists(run.api, selected.namespace):
+        if not objects and not reading.namespace_exists(run.api, selected.namespace):
             module.warn(f"namespace {selected.namespace} does not exist: nothing to show (check the namespace)")
         if params.get("wait") and objects:
             objects = run.wait(selected, objects, start_rv(selected, objects))
@@ -46,7 +46,7 @@ def run_info(module):
         machine_sets = run.machine_sets(selected) if objects else []
         if params.get("machines") or (history and selected.kind == apiversion.MACHINE_DEPLOYMENT and objects):
             # with the history: how the Machines of each revision whose MachineSet exists changed (core.history)
-            machines, _v = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+            machines, _v = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
         resources = resource_entries(objects, clusters, selected.version, run.api.server_now(), machine_sets, machines,
                                      show_machine_sets=bool(params.get("machine_sets")))
         warn_status(module, resources)

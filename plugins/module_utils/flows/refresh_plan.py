@@ -6,7 +6,7 @@ Per namespace, the MachineDeployments (narrowed by the label selectors) and the 
 described as capi_rollout_info describes them (one LIST per kind, the Clusters, the MachineSets), with the
 MachineHealthChecks that cover each MachineDeployment (core.healthchecks: one LIST, and the Machines when there are
 some); the objects the
-refresh covers are picked with core.refresh (select_targets, clone_settings); then the target template of each is
+refresh covers are picked with core.refresh (select_objects, clone_settings); then the target template of each is
 planned as capi_machine_template with ``objects`` plans it in check mode (flows/machine_template.check_objects):
 read, planned, its create sent as a server-side dry run; a MachineDeployment a Cluster topology manages gets its
 change planned in its Cluster instead (plan_topology, core.topology.refresh_outcome), the Cluster write sent as a
@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets as targets_client
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
@@ -46,7 +46,7 @@ def _read(run, reads, kind, namespace, label_selectors, topology=None):
     if not label_selectors:
         resource = apiversion.resource(kind, selected.version)
         reads.remember(resource["group"], selected.version, resource["plural"], namespace, objects)
-    if not objects and not targets_client.namespace_exists(run.api, namespace):
+    if not objects and not reading.namespace_exists(run.api, namespace):
         run.module.warn(f"namespace {namespace} does not exist: nothing to refresh there (check the namespace)")
     machine_sets = run.machine_sets(selected) if objects else []
     clusters = run.clusters(selected)
@@ -67,8 +67,8 @@ def _read(run, reads, kind, namespace, label_selectors, topology=None):
 def health_coverage(run, namespace, machine_deployments, version):
     """{name: core.healthchecks.coverage} of the MachineDeployments of ``namespace``: one LIST of its
     MachineHealthChecks, and one of its Machines when there is one."""
-    mhcs = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE_HEALTH_CHECK, namespace)[0]
-    machines = targets_client.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace)[0] if mhcs else []
+    mhcs = reading.list_kind_at(run.api, run.discovery, apiversion.MACHINE_HEALTH_CHECK, namespace)[0]
+    machines = reading.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace)[0] if mhcs else []
     return {md["metadata"]["name"]: healthchecks.coverage(md, mhcs, machines, version) for md in machine_deployments}
 
 
@@ -81,11 +81,11 @@ def read_namespaces(run, reads, namespaces, label_selectors, topology=None):
     return machine_deployments, control_planes
 
 
-def plan_clones(run, reads, targets):
-    """capi_machine_template's ``results`` (check mode) for the target template of every target a clone is planned
+def plan_clones(run, reads, covered):
+    """capi_machine_template's ``results`` (check mode) for the target template of every covered object a clone is planned
     for (topology-owned objects have none: their ClusterClass decides their templates), and the diff of each new
     template that passed its checks."""
-    requests = refresh.clone_requests([entry for entry in targets if not entry.get("topology_owned")])
+    requests = refresh.clone_requests([entry for entry in covered if not entry.get("topology_owned")])
     if not requests:
         return [], []
     refs = [machine_template.object_ref(entry, entry["namespace"]) for entry in requests]
@@ -94,8 +94,8 @@ def plan_clones(run, reads, targets):
     return machine_template.object_results(run.module, refs, todo, failed), diffs
 
 
-def plan_topology(run, targets, topology):
-    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the targets a Cluster
+def plan_topology(run, covered, topology):
+    """({ref: outcome} of core.topology.refresh_outcome, the diffs of the Cluster writes) for the covered objects a Cluster
     topology manages (``topology``: {ref: (object, its Cluster)}): new hardware through a per-MD variable override or,
     for a control plane, a Cluster-level variable (path (a) of docs/clusterclass.md), a switch to another worker
     class (path (b)), or a rebase onto a clone of the ClusterClass (path (c): the creates of the clone and its
@@ -103,12 +103,12 @@ def plan_topology(run, targets, topology):
     with --diff the template the topology will generate (core.topology.generated_diff). One GET per ClusterClass, per
     template of another worker class where path (a) does not cover an MD, and with --diff per object its template."""
     classes, read, out, diffs, cloned, new = {}, {}, {}, [], set(), set()
-    for entry in targets:
+    for entry in covered:
         if entry["ref"] not in topology:
             continue
         obj, cluster = topology[entry["ref"]]
         try:
-            cclass = targets_client.cluster_class(run.api, cluster, classes)
+            cclass = reading.cluster_class(run.api, cluster, classes)
         except RolloutError as err:
             if err.reason != "not_found":
                 raise
@@ -140,8 +140,8 @@ def plan_topology(run, targets, topology):
             diffs.append(owner["diff"])
         elif owner is not None:
             try:
-                run.api.patch_json(targets_client.path_of(owner["kind"], owner["api_version"], owner["namespace"],
-                                                          owner["name"]), owner["patch"])
+                run.api.patch_json(reading.path_of(owner["kind"], owner["api_version"], owner["namespace"],
+                                                   owner["name"]), owner["patch"])
             except ApiError as err:
                 failed = api_error(err, ref=owner["ref"], verb="patch", namespace=owner["namespace"], host=run.api.host,
                                    resource=apiversion.resource(owner["kind"], owner["api_version"].rpartition("/")[2]))
@@ -154,15 +154,15 @@ def plan_topology(run, targets, topology):
     return out, diffs
 
 
-def in_place_mode(run, targets, in_place):
-    """What the switches of ``targets`` do with their Machines (core.inplace.mode for the option ``in_place``, as
+def in_place_mode(run, covered, in_place):
+    """What the switches of the ``covered`` objects do with their Machines (core.inplace.mode for the option ``in_place``, as
     capi_rollout_restart decides it): one LIST of ExtensionConfigs on a v1beta2 management cluster with something to
     switch (client.extensions)."""
-    if not targets:
+    if not covered:
         return None
 
     def possible():
-        found, warning = extensions.in_place_possible(run.api, targets[0]["api_version"].rpartition("/")[2])
+        found, warning = extensions.in_place_possible(run.api, covered[0]["api_version"].rpartition("/")[2])
         if warning:
             run.module.warn(warning)
         return found
@@ -197,26 +197,26 @@ def run_refresh_plan(module):
                                                               topology)
     except machine_template.FAILURES as err:
         run.fail(err)
-    selected = refresh.select_targets(machine_deployments, control_planes, clusters=params["clusters"],
+    selected = refresh.select_objects(machine_deployments, control_planes, clusters=params["clusters"],
                                       names=params["machine_deployments"], control_plane=params["control_plane"],
                                       workers=params["workers"], narrowed=bool(params["label_selectors"]))
-    targets = refresh.with_clone_settings(selected, params["templates"])
-    clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, targets)
+    covered = refresh.with_clone_settings(selected, params["templates"])
+    clones, diffs = ([], []) if params["restart"] else plan_clones(run, reads, covered)
     outcomes = refresh.clone_outcomes(clones)
     if not params["restart"]:
         try:
-            planned, topology_diffs = plan_topology(run, targets, topology)
+            planned, topology_diffs = plan_topology(run, covered, topology)
             outcomes.update(planned)
             diffs = diffs + topology_diffs
         except machine_template.FAILURES as err:
             run.fail(err)
     try:
-        switches = None if params["restart"] else in_place_mode(run, targets, params["in_place"])
+        switches = None if params["restart"] else in_place_mode(run, covered, params["in_place"])
     except machine_template.FAILURES as err:
         run.fail(err)
     # the plan is returned, not what was read to make it: a result of a few hundred kilobytes costs the Ansible
     # process more than this whole module (docs/performance.md)
-    plan = refresh.refresh_plan(targets, outcomes, control_planes=control_planes,
+    plan = refresh.refresh_plan(covered, outcomes, control_planes=control_planes,
                                 refresh_id=params["refresh_id"], mode="check" if module.check_mode else "apply",
                                 max_in_flight=params["max_in_flight"], canary=params["canary"], restart=params["restart"],
                                 field_owners=params["field_owners"], on_delete=params["on_delete"], in_place=switches)

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import MERGE_PATCH
@@ -30,15 +30,17 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import view as v
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows import machine_template
-from ansible_collections.capi.rollout.plugins.module_utils.flows.run import selects_nothing
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import selects_nothing, single_ref
 
 
 RESULT_KEYS = ("revision_before", "rollout_after", "history_revision", "in_place", "hold")
 
 
 def refuse_early(params):
-    """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?); every other
-    refusal of a restart depends on the object. Run by the input gate (flows.change.gate), which ends the message."""
+    """``switches`` given as [] (no object selected) or naming an object twice (which of its templates?), an ``after``
+    that is no time, a template reference without a name or to a group of CAPI itself (core.restart). Run by the input
+    gate (flows.change.gate), which ends the message. The rest of a template reference (kind and group defaulted from
+    the object's current one, the api_version of a v1beta1 object) and every other refusal need the object."""
     if selects_nothing(params, "switches"):
         raise RolloutError("switches is empty: no object selected; give name, names, cluster_name or label_selectors, "
                            "or at least one switch", reason=inputs.INVALID_SELECTION)
@@ -46,11 +48,23 @@ def refuse_early(params):
     for item in params.get("switches") or []:
         name = _switch_name(item)
         if name in seen:
-            kind = apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
-            raise RolloutError(f"switches names {kind} {name} more than once",
-                               ref=make_ref(kind, params.get("namespace"), name), reason=inputs.INVALID_SELECTION,
+            raise RolloutError(f"switches names {_kind(params)} {name} more than once",
+                               ref=make_ref(_kind(params), params.get("namespace"), name), reason=inputs.INVALID_SELECTION,
                                hint="give each object once, with the one template it is switched to")
         seen.add(name)
+    ref = single_ref(params)
+    if isinstance(params.get("after"), str):  # another type is core.settings' to refuse
+        restarts.parse_after(params["after"], ref)
+    if params.get("infrastructure_ref") is not None:
+        restarts.refuse_reference(params["infrastructure_ref"], ref=ref)
+    for index, item in enumerate(params.get("switches") or []):
+        if item.get("infrastructure_ref") is not None:  # else its template is made (switches[].template)
+            restarts.refuse_reference(item["infrastructure_ref"], f"switches[{index}].infrastructure_ref",
+                                      make_ref(_kind(params), params.get("namespace"), _switch_name(item)))
+
+
+def _kind(params):
+    return apiversion.rollout_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT)
 
 
 def _switch_name(item):
@@ -146,7 +160,7 @@ def topology_rollout(run, selected, clusters):
     for obj in selected.objects:
         cluster = clusters.get(views.cluster_name_of(obj))
         if topologies.manages(obj, cluster):
-            path = targets.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
+            path = reading.path_of(apiversion.CLUSTER, cluster["apiVersion"], cluster["metadata"]["namespace"],
                                    cluster["metadata"]["name"])
             probe = {"spec": {"topology": {"controlPlane": {"rollout": {"after": _PROBE_AFTER}}}}}
             try:
@@ -174,7 +188,7 @@ def _topology_switches(run, selected, clusters):
         if item.get("template") is None or not topologies.manages(obj, cluster):
             continue
         overrides = item["template"].get("overrides") or {}
-        cclass = targets.cluster_class(run.api, cluster, classes)
+        cclass = reading.cluster_class(run.api, cluster, classes)
         # --diff shows the template the topology will generate against the current one: one GET of it then
         current = templates.infrastructure_template(run.api, run.discovery, obj, selected.kind) if run.module._diff else None
         out[_switch_name(item)] = (overrides, cclass, templates.worker_class_templates(
@@ -227,7 +241,7 @@ def planner(run, selected, clusters, now, actor):
         if "sets" not in read:
             read["sets"] = machine_sets if machine_sets is not None else run.machine_sets(selected)
         if counts and "machines" not in read:
-            read["machines"] = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]
+            read["machines"] = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)[0]
         return read["sets"], read.get("machines")
 
     def plan(obj):
@@ -284,7 +298,7 @@ def _settle(run, effective_from, now):
 
 
 def _control_plane_machines(run, selected):
-    return targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
+    return reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace,
                              label_selector=keys.CONTROL_PLANE_NAME_LABEL)[0]
 
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from ansible.module_utils import basic
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client.connection import (
     URLLIB3_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
 )
@@ -24,7 +24,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.errors import 
     ApiError, OutOfTime, TransportError, api_error, transport_error,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import Api
-from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
+from ansible_collections.capi.rollout.plugins.module_utils.client.reading import Selected
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import inputs
@@ -34,6 +34,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import timeutil
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
+from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
 from ansible_collections.capi.rollout.plugins.module_utils.flows.args import auth_params
 
 
@@ -135,15 +136,15 @@ class Run(object):
     # ----- reads -----
     def select(self, options: Dict[str, Any], require_match: bool) -> Selected:
         """The objects the selection ``options`` (the module's, or a verb's ``selection_options``) name."""
-        return targets.select(self.api, self.discovery, options, require_match=require_match)
+        return reading.select(self.api, self.discovery, options, require_match=require_match)
 
     def select_kind(self, kind: str, namespace: str, label_selectors: Optional[List[str]] = None) -> Selected:
         """Every ``kind`` object of ``namespace`` matching ``label_selectors``, whatever the module's own options."""
-        return targets.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
+        return reading.select(self.api, self.discovery, {"kind": kind, "namespace": namespace,
                                                          "label_selectors": label_selectors or None})
 
     def clusters(self, selected: Selected) -> Dict[str, Dict[str, Any]]:
-        return targets.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
+        return reading.clusters_for(self.api, self.discovery, selected.objects, selected.namespace)
 
     def machine_sets(self, selected: Selected) -> List[Dict[str, Any]]:
         """The MachineSets of the selection's namespace (one LIST); [] for KCPs, which have none."""
@@ -153,7 +154,7 @@ class Run(object):
         """(MachineSets of the selection's namespace, the list's resourceVersion); ([], None) for KCPs."""
         if selected.kind != apiversion.MACHINE_DEPLOYMENT:
             return [], None
-        items, _version, rv = targets.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
+        items, _version, rv = reading.list_kind_at(self.api, self.discovery, apiversion.MACHINE_SET, selected.namespace)
         return items, rv
 
     def wait(self, selected: Selected, objects: List[Dict[str, Any]], resource_version: Optional[str],
@@ -196,7 +197,7 @@ def refuse(module: AnsibleModule, gate: inputs.Gate) -> None:
 def selection_check(options: Any = None) -> inputs.Check:
     """The check of the options that select objects (core.selection: the kind, empty names or label selectors);
     ``options``: params -> those options (a verb's ``selection_options``), the params themselves by default."""
-    return inputs.raising(lambda params: targets.selection_from_params(options(params) if options else params))
+    return inputs.raising(lambda params: reading.selection_from_params(options(params) if options else params))
 
 
 def wait_limit(params: Dict[str, Any], waits: bool = True) -> Optional[Tuple[float, str]]:
@@ -237,3 +238,14 @@ def selects_nothing(params: Dict[str, Any], option: str = "names") -> bool:
     """Whether ``option`` (a list of names: ``names``, or a verb's own such as restart's ``switches``) is given as []
     and nothing else selects objects."""
     return params.get(option) == [] and not (params.get("cluster_name") or params.get("label_selectors"))
+
+
+def single_ref(params: Dict[str, Any]) -> Optional[str]:
+    """The ref of the one object ``name`` (or a single ``names``) selects, for an error of the input gate; None when
+    the options select more or otherwise."""
+    names = params.get("names") or []
+    single = params.get("name") or (names[0] if len(names) == 1 else None)
+    if not single:
+        return None
+    kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
+    return make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single)

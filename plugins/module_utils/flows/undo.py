@@ -18,7 +18,7 @@ requests whatever the number of MachineDeployments:
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.core import apiversion
 from ansible_collections.capi.rollout.plugins.module_utils.core import history as hist
@@ -28,7 +28,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import record as
 from ansible_collections.capi.rollout.plugins.module_utils.core import undo as undos
 from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
-from ansible_collections.capi.rollout.plugins.module_utils.core.errors import ref as make_ref
+from ansible_collections.capi.rollout.plugins.module_utils.flows.run import single_ref
 
 
 RESULT_KEYS = ("revision_before", "history_revision", "from_revision", "to_revision", "target_source", "target_machine_set",
@@ -39,11 +39,8 @@ def refuse_early(params):
     """Fail before any request for kinds that have no undo (anything but a MachineDeployment or a KubeadmControlPlane),
     with core.undo's message. A KubeadmControlPlane is refused by core.undo.plan_undo after it and its Cluster are read
     (still before any write) unless it is the revert of its recorded topology change."""
-    kind = params.get("kind") or apiversion.MACHINE_DEPLOYMENT
-    names = params.get("names") or []
-    single = params.get("name") or (names[0] if len(names) == 1 else None)
-    ref = make_ref(apiversion.normalize_kind(kind) or kind, params.get("namespace") or None, single) if single else None
-    undos.refuse_kind(kind, ref)
+    ref = single_ref(params)
+    undos.refuse_kind(params.get("kind") or apiversion.MACHINE_DEPLOYMENT, ref)
     if params.get("undo_rollout_id") is not None and params.get("to_revision"):
         raise RolloutError(f"to_revision {params['to_revision']} and undo_rollout_id {params['undo_rollout_id']} both say "
                            "where to go back to", ref=ref, hint="give one of them", reason=inputs.INVALID_REVISION)
@@ -60,7 +57,7 @@ def planner(run, selected, clusters, now, actor):
             or all(obj.get("kind") == apiversion.KUBEADM_CONTROL_PLANE for obj in objects):
         machine_sets = []  # nothing to undo, or control planes: they have no MachineSets
     else:
-        machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
+        machine_sets, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, selected.namespace)
     machines = None
 
     def plan_with(obj, control_plane=None, existing=None):
@@ -75,9 +72,9 @@ def planner(run, selected, clusters, now, actor):
         return plan_with
     if recording.enabled and any(hist.counts_wanted(obj) for obj in changing):
         # the Machine counts of the revision the undo leaves, kept in its record entry (core.history.with_machine_counts)
-        machines, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
+        machines, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, selected.namespace)
     cluster_names = {views.cluster_name_of(obj) for obj in changing} - {None}
-    found, cp_warnings = targets.control_planes(run.api, run.discovery, clusters, cluster_names)
+    found, cp_warnings = reading.control_planes(run.api, run.discovery, clusters, cluster_names)
     required = []
     for obj in changing:
         required.extend(undos.required_templates(plan_with(obj)))

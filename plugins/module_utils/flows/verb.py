@@ -18,7 +18,7 @@ __metaclass__ = type
 import datetime
 from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
-from ansible_collections.capi.rollout.plugins.module_utils.client.targets import Selected
+from ansible_collections.capi.rollout.plugins.module_utils.client.reading import Selected
 from ansible_collections.capi.rollout.plugins.module_utils.core.plan import Plan
 from ansible_collections.capi.rollout.plugins.module_utils.flows.run import Run
 
@@ -48,7 +48,7 @@ class Verb(Protocol):
         """Checks over all (object, plan) pairs before the first write (raise a RolloutError to refuse)."""
 
     def selection_options(self, params: Dict[str, Any]) -> Dict[str, Any]:
-        """The options that select its objects (client.targets.selection_from_params): ``params``, or with ``names``
+        """The options that select its objects (client.reading.selection_from_params): ``params``, or with ``names``
         taken from an option of its own (restart's ``switches``)."""
 
     def write_prerequisites(self, run: Run, planned: List[Tuple[KubeObject, Plan]]) -> None:

@@ -9,7 +9,7 @@ wait is a series of calls of at most ``progress_interval`` seconds that together
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import waiter as waiters
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, OutOfTime, TransportError, api_error
 from ansible_collections.capi.rollout.plugins.module_utils.client.requests import is_write_conflict, resource_path, with_conflict_retry
@@ -88,12 +88,12 @@ def read_groups(run, objects, known=False):
     groups = []
     for (kind, namespace), names in sorted(names_of.items()):
         try:
-            selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
+            selected = reading.select(run.api, run.discovery, {"kind": kind, "namespace": namespace, "names": sorted(names)},
                                       require_match=False)
         except RolloutError as err:
             if err.reason != "not_found" or not known:
                 raise
-            selected = targets.select(run.api, run.discovery, {"kind": kind, "namespace": namespace}, require_match=False)
+            selected = reading.select(run.api, run.discovery, {"kind": kind, "namespace": namespace}, require_match=False)
         groups.append(waiters.Group.of(selected, names=names))
     return groups
 
@@ -108,9 +108,9 @@ def _deployment_names(objects):
 
 
 def _deployments(run, objects):
-    """The client.targets selection of the MachineDeployments among ``objects``, one LIST per namespace."""
+    """The client.reading selection of the MachineDeployments among ``objects``, one LIST per namespace."""
     for namespace, names in _deployment_names(objects).items():
-        yield targets.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
+        yield reading.select(run.api, run.discovery, {"kind": apiversion.MACHINE_DEPLOYMENT, "namespace": namespace,
                                                       "names": names}, require_match=False)
 
 
@@ -120,7 +120,7 @@ def drain_groups(run, objects):
     groups = []
     for namespace, names in _deployment_names(objects).items():
         selector = f"{keys.DEPLOYMENT_NAME_LABEL} in ({','.join(names)})"
-        items, version, list_rv = targets.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace,
+        items, version, list_rv = reading.list_kind_at(run.api, run.discovery, apiversion.MACHINE, namespace,
                                                        label_selector=selector)
         res = apiversion.resource(apiversion.MACHINE, version)
         groups.append(waiters.Group(apiversion.MACHINE, version, namespace,
@@ -132,7 +132,7 @@ def drain_groups(run, objects):
 def _delete_machine(run, machine, version, ref):
     """DELETE one Machine, only the one that was read (uid precondition); False when it is gone or was replaced."""
     meta = machine.get("metadata") or {}
-    path = targets.path_of(apiversion.MACHINE, apiversion.api_version_string(apiversion.MACHINE, version), meta.get("namespace"),
+    path = reading.path_of(apiversion.MACHINE, apiversion.api_version_string(apiversion.MACHINE, version), meta.get("namespace"),
                            meta.get("name"))
     try:
         run.api.request("DELETE", path, body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": meta.get("uid")}})
@@ -154,8 +154,8 @@ def replace_on_delete(run, objects, max_unavailable):
         pools = [md for md in selected.objects if ondelete.is_on_delete(md, api_version=selected.version)]
         if not pools:
             continue
-        machine_sets, _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
-        machines, version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
+        machine_sets, _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
+        machines, version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
         by_name = {(m.get("metadata") or {}).get("name"): m for m in machines}
         now = run.api.server_now()
         for md in pools:
@@ -180,12 +180,12 @@ def carry_drain_timeouts(run, objects):
         recorded = [md for md in selected.objects if drains.recorded(md) is not None]
         if not recorded:
             continue
-        machine_sets, version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
+        machine_sets, version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE_SET, namespace)
         for md in recorded:
             for ms, changes in drains.carry_to_machine_sets(md, selected.version, machine_sets):
                 meta = ms["metadata"]
                 ref = make_ref(apiversion.MACHINE_SET, namespace, meta["name"])
-                path = targets.path_of(apiversion.MACHINE_SET, apiversion.api_version_string(apiversion.MACHINE_SET, version),
+                path = reading.path_of(apiversion.MACHINE_SET, apiversion.api_version_string(apiversion.MACHINE_SET, version),
                                        namespace, meta["name"])
                 try:
                     run.api.patch_json(path, patches.json_patch(ms, changes, None))
@@ -206,7 +206,7 @@ def _restore_one(run, selected, obj):
     path = apiversion.spec_path(selected.kind, selected.version, "node_drain_timeout")
 
     def attempt(fresh):
-        current = targets.refetch(run.api, selected, name) if fresh else obj
+        current = reading.refetch(run.api, selected, name) if fresh else obj
         changes = ChangeSet()
         if drains.restore_drain_timeout(current, selected.kind, selected.version, changes) is None:
             return None
@@ -276,7 +276,7 @@ def _count_machine_changes(run, params, resources):
     for entry, switched_at in switched:
         namespace = entry["namespace"]
         if namespace not in machines_of:
-            machines_of[namespace], _version = targets.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
+            machines_of[namespace], _version = reading.list_kind(run.api, run.discovery, apiversion.MACHINE, namespace)
         entry["machines"] = restarts.machine_changes(machines_of[namespace], entry["kind"], entry["name"],
                                                      timeutil.parse_time(switched_at))
 

@@ -5,7 +5,7 @@
 
 A re-run with the same refresh id after the refresh succeeded finds every object on its target template and
 changes nothing on any management cluster (no switch, no wait, no lock). Writing its report over the one of the
-run that did the work would lose the record of what was switched, when and in which wave, and would change
+run that did the work would lose what was switched, when and in which wave, and would change
 three files for a run that changed nothing. Such a run keeps the existing report instead - but only when that
 report is of the same refresh, succeeded, and names exactly the same management clusters and objects on the same
 target templates; anything else (a failed or partial earlier run, another selection, check mode, a slice) is

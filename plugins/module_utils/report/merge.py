@@ -114,7 +114,7 @@ def merge_slices(slices, expected=None, refresh_id=None, where=None):
     loaded = [_load(entry, i) for i, entry in enumerate(slices)]
     merged_id = _one_value(loaded, "refresh_id", "refresh id", as_text(refresh_id) or None)
     mode = _one_value(loaded, "mode", "mode")
-    owners, clusters, slice_records = {}, [], []
+    owners, clusters, slice_entries = {}, [], []
     for source, report in loaded:
         name = _slice_name(report, source)
         names = []
@@ -127,7 +127,7 @@ def merge_slices(slices, expected=None, refresh_id=None, where=None):
             entry["slice"] = name
             clusters.append(entry)
             names.append(cluster)
-        slice_records.append({"name": name, "source": source, "run_by": as_text(report.get("run_by")),
+        slice_entries.append({"name": name, "source": source, "run_by": as_text(report.get("run_by")),
                               "started": report.get("started"), "finished": report.get("finished"),
                               "management_clusters": names})
     duplicated = sorted(c for c, sources in owners.items() if len(sources) > 1)
@@ -144,9 +144,9 @@ def merge_slices(slices, expected=None, refresh_id=None, where=None):
     starts = [as_time(r.get("started")) for _s, r in loaded]
     ends = [as_time(r.get("finished")) for _s, r in loaded]
     run_by = []
-    for record in slice_records:
-        if record["run_by"] and record["run_by"] not in run_by:
-            run_by.append(record["run_by"])
+    for entry in slice_entries:
+        if entry["run_by"] and entry["run_by"] not in run_by:
+            run_by.append(entry["run_by"])
     merged = {
         "report_version": REPORT_VERSION,
         "refresh_id": merged_id,
@@ -157,7 +157,7 @@ def merge_slices(slices, expected=None, refresh_id=None, where=None):
         "finished": _iso(max(ends)) if ends and None not in ends else None,
         "window": _window(loaded),
         "management_clusters": clusters,
-        "slices": slice_records,
+        "slices": slice_entries,
     }
     if missing:
         status = normalize(merged)["result"]

@@ -178,7 +178,7 @@ MU = "from ansible_collections.capi.rollout.plugins.module_utils"
     ("module_utils/core/a.py", f"{MU} import report\n",
      "plugins/module_utils/core/a.py:1: module_utils/core imports module_utils/report"),
     ("modules/m.py", f"{MU}.core import paths\n", "plugins/modules/m.py:1: modules imports module_utils/core"),
-    ("module_utils/report/a.py", f"{MU}.client import targets\n",
+    ("module_utils/report/a.py", f"{MU}.client import reading\n",
      "plugins/module_utils/report/a.py:1: module_utils/report imports module_utils/client"),
     ("module_utils/core/a.py", "from ansible_collections.capi.rollout.plugins.plugin_utils import unsafe\n",
      "plugins/module_utils/core/a.py:1: module_utils/core imports plugin_utils"),
@@ -197,7 +197,7 @@ MU = "from ansible_collections.capi.rollout.plugins.module_utils"
     ("module_utils/new/a.py", "x = 1\n", "plugins/module_utils/new/a.py: part module_utils/new has no row"),
 ])
 def test_a_file_that_breaks_a_layer_rule_is_named(tmp_path, name, text, expected):
-    good = {"module_utils/flows/ok.py": f"{MU}.client import targets\n{MU}.core import paths\n",
+    good = {"module_utils/flows/ok.py": f"{MU}.client import reading\n{MU}.core import paths\n",
             "module_utils/client/ok.py": "import socket\nimport time\n",
             "filter/ok.py": 'x = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.page")\n'}
     assert violations(_tree(tmp_path / "good", good)) == []

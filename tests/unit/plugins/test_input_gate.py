@@ -39,6 +39,16 @@ CASES = [
     ("capi_rollout_restart", {"name": "a", "lease": dict(LOCK, lease_duration_seconds=0)}, "invalid_setting",
      "lease.lease_duration_seconds", "nothing was changed", {}),
     ("capi_rollout_restart", {"name": "a", "after": True}, "invalid_setting", "after", "nothing was changed", {}),
+    ("capi_rollout_restart", {"name": "a", "after": "tomorrow"}, "invalid_after", "after", "nothing was changed", {}),
+    ("capi_rollout_restart", {"name": "a", "after": "2026-02-30T00:00:00Z"}, "invalid_after", "after", "nothing was changed", {}),
+    ("capi_rollout_restart", {"name": "a", "infrastructure_ref": {"name": ""}}, "invalid_infrastructure_ref",
+     "infrastructure_ref", "nothing was changed", {}),
+    ("capi_rollout_restart", {"switches": [{"name": "a", "infrastructure_ref": {"name": "t"}},
+                                           {"name": "b", "infrastructure_ref": {"name": "", "kind": "X"}}]},
+     "invalid_infrastructure_ref", "switches", "nothing was changed", {"objects": []}),
+    ("capi_rollout_restart", {"name": "a", "infrastructure_ref": {"name": "a", "kind": "MachineDeployment",
+                                                                  "api_group": "cluster.x-k8s.io"}},
+     "not_a_template", "infrastructure_ref", "nothing was changed", {}),
     ("capi_rollout_pause", {"names": ["a", ""], "paused": True}, "invalid_selection", "names", "nothing was changed",
      {"objects": []}),
     ("capi_rollout_pause", {"name": "a", "paused": True, "rollout_id": "-x"}, "invalid_setting", "rollout_id",
@@ -80,6 +90,9 @@ CASES = [
 # good input of every module: it passes the gate and reaches the connection
 GOOD = [
     ("capi_rollout_restart", {"name": "a"}), ("capi_rollout_pause", {"name": "a", "paused": True}),
+    ("capi_rollout_restart", {"name": "a", "after": "2026-03-01T12:00:00+01:00", "infrastructure_ref": {"name": "t"}}),
+    ("capi_rollout_restart", {"switches": [{"name": "a", "infrastructure_ref": {"name": "t"}},
+                                           {"name": "b", "template": {"overrides": {"image": "i"}}}]}),
     ("capi_rollout_undo", {"name": "a"}), ("capi_rollout_info", {"name": "a"}), ("capi_rollout_lock", LOCK),
     ("capi_machine_template", {"objects": [{"name": "a"}]}), ("capi_refresh_plan", PLAN),
     ("capi_rollout_wait", {"objects": [{"name": "a", "switched_at": "2026-03-01T12:00:00Z"}]}),
@@ -132,7 +145,7 @@ def test_every_module_has_refused_cases_and_good_input_that_reaches_the_connecti
     assert {case[0] for case in CASES} == {module for module, _params in GOOD}
 
 
-@pytest.mark.parametrize("module, params", GOOD, ids=[module for module, _params in GOOD])
+@pytest.mark.parametrize("module, params", GOOD, ids=[f"{module}-{index}" for index, (module, _params) in enumerate(GOOD)])
 def test_good_input_passes_the_gate(monkeypatch, capsys, no_connection, module, params):
     with pytest.raises(Connected):
         call(monkeypatch, capsys, module, params)

@@ -71,7 +71,7 @@ def test_a_capi_version_that_is_no_release_blocks_naming_the_host_variable():
     assert blocker.startswith("capi_version 'latest' of this host is no Cluster API release")
 
 
-def test_wave_records():
+def test_wave_entries():
     wait = {"rollout_finished": "t2", "soak_finished": "t3", "ended": "t4"}
     assert status("wave", wave=WAVE, result="succeeded", started="t1", wait=wait, soak_seconds=60) == {
         "index": 2, "name": "wave-1", "objects": WAVE["objects"], "started": "t1", "rollout_finished": "t2",

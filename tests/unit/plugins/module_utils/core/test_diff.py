@@ -16,11 +16,11 @@ yaml = pytest.importorskip("yaml")
 
 def test_records_only_real_changes():
     changes = ChangeSet()
-    assert changes.record("spec.replicas", 3, 3) is False
+    assert changes.add("spec.replicas", 3, 3) is False
     assert changes.changed is False
     assert changes.merge_patch() is None
-    assert changes.record("spec.rollout.after", None, "2026-03-01T12:00:00Z") is True
-    assert changes.record(("metadata", "annotations", "cluster.x-k8s.io/paused"), "true", None) is True
+    assert changes.add("spec.rollout.after", None, "2026-03-01T12:00:00Z") is True
+    assert changes.add(("metadata", "annotations", "cluster.x-k8s.io/paused"), "true", None) is True
     assert changes.changed is True
     assert changes.changes() == [
         {"path": "spec.rollout.after", "before": None, "after": "2026-03-01T12:00:00Z"},
@@ -34,16 +34,16 @@ def test_records_only_real_changes():
 
 def test_re_recording_a_path_keeps_first_before():
     changes = ChangeSet()
-    changes.record("spec.paused", False, True)
-    changes.record("spec.paused", True, None)
+    changes.add("spec.paused", False, True)
+    changes.add("spec.paused", True, None)
     assert changes.changes() == [{"path": "spec.paused", "before": False, "after": None}]
-    changes.record("spec.paused", None, False)  # back to where it started
+    changes.add("spec.paused", None, False)  # back to where it started
     assert changes.changed is False
 
 
 def test_diff_text_is_yaml_of_changed_fields_only():
     changes = ChangeSet()
-    changes.record("spec.template.spec.infrastructureRef.name", "md-0-infra-v1", "md-0-infra-v2")
+    changes.add("spec.template.spec.infrastructureRef.name", "md-0-infra-v1", "md-0-infra-v2")
     diff = changes.diff(header="machinedeployment/default/md-0")
     assert diff == {
         "before": 'spec:\n  template:\n    spec:\n      infrastructureRef:\n        name: "md-0-infra-v1"\n',
@@ -82,8 +82,8 @@ def test_create_merge_patch(before, after, patch):
 
 def test_display_text_replaces_long_values_but_not_the_patch():
     changes = diff.ChangeSet()
-    changes.record(("metadata", "annotations", "k"), "old long value", "new long value", display=("2 entries", "3 entries"))
-    changes.record(("metadata", "annotations", "fresh"), None, "v", display=("ignored", "1 entry"))
+    changes.add(("metadata", "annotations", "k"), "old long value", "new long value", display=("2 entries", "3 entries"))
+    changes.add(("metadata", "annotations", "fresh"), None, "v", display=("ignored", "1 entry"))
     assert changes.merge_patch() == {"metadata": {"annotations": {"k": "new long value", "fresh": "v"}}}
     assert changes.before() == {"metadata": {"annotations": {"k": "2 entries"}}}
     assert changes.after() == {"metadata": {"annotations": {"k": "3 entries", "fresh": "1 entry"}}}

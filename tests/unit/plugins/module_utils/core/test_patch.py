@@ -85,11 +85,11 @@ def test_a_scalar_where_a_map_is_expected_is_tested_as_it_is():
 def test_change_operations_add_missing_parents_replace_and_remove():
     obj = {"metadata": {"name": "x"}, "spec": {"ref": {"name": "a", "uid": "u"}}}
     changes = ChangeSet()
-    changes.record("spec.ref.name", "a", "b")
-    changes.record("spec.ref.uid", "u", None)
-    changes.record(("metadata", "annotations", LAST), None, "{}")
-    changes.record(("metadata", "annotations", HISTORY), None, "[]")
-    changes.record("spec.rollout.after", None, "2026-03-01T11:59:59Z")
+    changes.add("spec.ref.name", "a", "b")
+    changes.add("spec.ref.uid", "u", None)
+    changes.add(("metadata", "annotations", LAST), None, "{}")
+    changes.add(("metadata", "annotations", HISTORY), None, "[]")
+    changes.add("spec.rollout.after", None, "2026-03-01T11:59:59Z")
     ops = patches.json_patch(obj, changes, [])
     assert _changes(ops) == [
         {"op": "replace", "path": "/spec/ref/name", "value": "b"},

@@ -46,19 +46,19 @@ def plan_one(obj, clones=None, **kwargs):
 def test_select_everything_by_default():
     mds = [entry("a-md-0", "a"), entry("b-md-0", "b")]
     cps = [entry("a-cp", "a", kind="KubeadmControlPlane")]
-    assert [e["name"] for e in refresh.select_targets(mds, cps)] == ["a-md-0", "b-md-0"]
-    assert [e["name"] for e in refresh.select_targets(mds, cps, control_plane=True)] == ["a-cp", "a-md-0", "b-md-0"]
-    assert [e["name"] for e in refresh.select_targets(mds, cps, control_plane=True, workers=False)] == ["a-cp"]
+    assert [e["name"] for e in refresh.select_objects(mds, cps)] == ["a-md-0", "b-md-0"]
+    assert [e["name"] for e in refresh.select_objects(mds, cps, control_plane=True)] == ["a-cp", "a-md-0", "b-md-0"]
+    assert [e["name"] for e in refresh.select_objects(mds, cps, control_plane=True, workers=False)] == ["a-cp"]
 
 
 def test_select_by_cluster_and_name():
     mds = [entry("a-md-0", "a"), entry("a-md-1", "a"), entry("b-md-0", "b", namespace="nb")]
     cps = [entry("a-cp", "a", kind="KubeadmControlPlane"), entry("b-cp", "b", kind="KubeadmControlPlane", namespace="nb")]
-    assert [e["name"] for e in refresh.select_targets(mds, cps, clusters=["b"], control_plane=True)] == ["b-cp", "b-md-0"]
-    got = refresh.select_targets(mds, cps, names=["a-md-1", "nb/b-md-0"], control_plane=True)
+    assert [e["name"] for e in refresh.select_objects(mds, cps, clusters=["b"], control_plane=True)] == ["b-cp", "b-md-0"]
+    got = refresh.select_objects(mds, cps, names=["a-md-1", "nb/b-md-0"], control_plane=True)
     assert [e["name"] for e in got] == ["a-cp", "b-cp", "a-md-1", "b-md-0"]
     # narrowed by a label selector: only the control planes of the clusters of the MachineDeployments read
-    got = refresh.select_targets(mds[:1], cps, control_plane=True, narrowed=True)
+    got = refresh.select_objects(mds[:1], cps, control_plane=True, narrowed=True)
     assert [e["name"] for e in got] == ["a-cp", "a-md-0"]
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import targets
+from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError
@@ -42,7 +42,7 @@ def lists(monkeypatch):
             raise RolloutError("MachineDeployment md-1 not found in namespace default", reason="not_found")
         return Selected(params.get("names"))
 
-    monkeypatch.setattr(targets, "select", select)
+    monkeypatch.setattr(reading, "select", select)
     return asked
 
 
@@ -82,7 +82,7 @@ def test_machines_are_counted_once_per_namespace_for_the_objects_given_a_switch_
         return [machine("a", "md-0", "2026-03-01T11:00:00Z"), machine("b", "md-0", "2026-03-01T12:00:05Z"),
                 machine("c", "md-1", "2026-03-01T11:00:00Z")], "v1beta2"
 
-    monkeypatch.setattr(targets, "list_kind", list_kind)
+    monkeypatch.setattr(reading, "list_kind", list_kind)
     params = {"objects": [{"name": "md-0", "switched_at": "2026-03-01T12:00:00Z"}, {"name": "md-1", "switched_at": "2026-03-01T12:00:00Z"},
                           {"name": "md-2"}]}
     resources = [{"kind": "MachineDeployment", "namespace": "default", "name": name} for name in ("md-0", "md-1", "md-2")]
@@ -148,7 +148,7 @@ def test_the_drain_timeout_recorded_is_put_back_and_read_back(monkeypatch, confl
         def object_path(self, name):
             return f"/mds/{name}"
 
-    monkeypatch.setattr(targets, "select", lambda api, discovery, params, require_match=False: Listed(params["names"]))
+    monkeypatch.setattr(reading, "select", lambda api, discovery, params, require_match=False: Listed(params["names"]))
     run = Run()
     run.api, run.progress = api, []
     restored = waits.restore_drain_timeouts(run, waits._objects({"objects": [{"name": "md-0"}, {"kind": "kcp", "name": "cp"}]}))
@@ -161,7 +161,7 @@ def test_the_drain_timeout_recorded_is_put_back_and_read_back(monkeypatch, confl
 
 def test_nothing_is_written_without_a_record(monkeypatch):
     plain = {"kind": "MachineDeployment", "metadata": {"name": "md-0", "namespace": "default"}}
-    monkeypatch.setattr(targets, "select", lambda api, discovery, params, require_match=False: type(
+    monkeypatch.setattr(reading, "select", lambda api, discovery, params, require_match=False: type(
         "S", (Selected,), {"objects": [plain]})(params["names"]))
     run = Run()
     run.api, run.progress = RestoreApi(plain), []

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, capi.rollout contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Recording a hardware refresh of one management cluster, step by step, for the fleet report.
+"""The report entries of the objects of a hardware refresh of one management cluster, step by step, for the fleet report.
 
 The role keeps the plan's objects (``core.refresh.plan``) as a dictionary by ``ref`` and, after each step,
 merges what the step found out into them - one call per step, whatever the number of objects:
@@ -171,7 +171,7 @@ def rolled_out(objects, resources, wait=None):
 
 def _cause(resource, default):
     """Why the wait failed an object, from its ``resource`` (capi_rollout_wait): the drift, the missing template or the
-    last message, else ``default``; without a closing full stop (the record adds its own words around it)."""
+    last message, else ``default``; without a closing full stop (the entry adds its own words around it)."""
     return re.sub(r"[.]+$", "", str(resource.get("drift") or resource.get("template_missing") or resource.get("message")
                                     or default))
 

@@ -5,8 +5,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r'''
-name: rollout_refresh_record
-short_description: Record what one step of a hardware refresh did to the objects of one management cluster
+name: rollout_refresh_step
+short_description: Apply what one step of a hardware refresh did to the report entries of the objects of one management cluster
 version_added: 0.1.0
 author:
   - capi.rollout contributors (@capi-rollout)
@@ -29,7 +29,7 @@ description:
 positional: _input, step
 options:
   _input:
-    description: The objects, a dictionary from object reference (C(ref)) to its record.
+    description: The objects, a dictionary from object reference (C(ref)) to its report entry.
     type: dict
     required: true
   step:
@@ -41,7 +41,7 @@ options:
     description: The wave (V(wave_failed)) - C(name) and C(kind), as in the plan's C(waves).
     type: dict
   wave_objects:
-    description: The records of the objects of the wave, as they were when it started (V(switched), V(wave_failed)).
+    description: The report entries of the objects of the wave, as they were when it started (V(switched), V(wave_failed)).
     type: list
     elements: dict
   switches:
@@ -107,12 +107,12 @@ EXAMPLES = r'''
 - name: Record when each object was switched
   ansible.builtin.set_fact:
     objects: >-
-      {{ objects | capi.rollout.rollout_refresh_record('switched', wave_objects=wave_objects, switches=switches,
+      {{ objects | capi.rollout.rollout_refresh_step('switched', wave_objects=wave_objects, switches=switches,
                                                        now=clock | capi.rollout.rollout_server_time) }}
 
 - name: Record the objects of the wave as switched
   ansible.builtin.set_fact:
-    objects: "{{ objects | capi.rollout.rollout_refresh_record('rolled_out', resources=wait.resources) }}"
+    objects: "{{ objects | capi.rollout.rollout_refresh_step('rolled_out', resources=wait.resources) }}"
 '''
 
 RETURN = r'''
@@ -132,7 +132,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.capi.rollout.plugins.plugin_utils.lazy_import import LazyModule
 
-refresh_record = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.refresh_record")
+refresh_steps = LazyModule("ansible_collections.capi.rollout.plugins.module_utils.report.refresh_steps")
 
 STEPS = {
     "switched": ("wave_objects", "now"),
@@ -145,35 +145,35 @@ STEPS = {
 }
 
 
-def rollout_refresh_record(objects, step, wave=None, wave_objects=None, switches=None, restart=False,
-                           resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
-                           undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None, hook=None):
+def rollout_refresh_step(objects, step, wave=None, wave_objects=None, switches=None, restart=False,
+                         resources=None, wait=None, failed_task="a task", failed_result=None, refresh_id=None, settings=None,
+                         undo_on_failure=True, failure=None, undo_wait=None, started=None, now=None, hook=None):
     if step not in STEPS:
-        raise AnsibleFilterError(f"rollout_refresh_record: step must be one of {', '.join(STEPS)}, got {step!r}")
+        raise AnsibleFilterError(f"rollout_refresh_step: step must be one of {', '.join(STEPS)}, got {step!r}")
     if not isinstance(objects, dict):
-        raise AnsibleFilterError("rollout_refresh_record: the input must be a dictionary of objects by ref")
+        raise AnsibleFilterError("rollout_refresh_step: the input must be a dictionary of objects by ref")
     given = {"wave": wave, "wave_objects": wave_objects, "resources": resources, "wait": wait, "refresh_id": refresh_id, "settings": settings,
              "failure": failure, "undo_wait": undo_wait, "started": started, "now": now}
     missing = [name for name in STEPS[step] if given[name] is None]
     if missing:
-        raise AnsibleFilterError(f"rollout_refresh_record: step {step} needs {', '.join(missing)}")
+        raise AnsibleFilterError(f"rollout_refresh_step: step {step} needs {', '.join(missing)}")
     if step == "switched":
-        return refresh_record.switched(objects, wave_objects, switches, bool(restart), now, wave_started=started)
+        return refresh_steps.switched(objects, wave_objects, switches, bool(restart), now, wave_started=started)
     if step == "rolled_out":
-        return refresh_record.rolled_out(objects, resources, wait=wait)
+        return refresh_steps.rolled_out(objects, resources, wait=wait)
     if step == "wave_failed":
-        return refresh_record.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
-                                          now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),
-                                          hook=hook)
+        return refresh_steps.wave_failed(objects, wave, wave_objects, wait, switches, failed_task, failed_result,
+                                         now, refresh_id, settings, undo_on_failure=bool(undo_on_failure), restart=bool(restart),
+                                         hook=hook)
     if step == "end_check":
-        return refresh_record.end_check(objects, wait, now, refresh_id)
+        return refresh_steps.end_check(objects, wait, now, refresh_id)
     if step == "undo_waits":
-        return refresh_record.undo_waits(failure, switches)
+        return refresh_steps.undo_waits(failure, switches)
     if step == "undone":
-        return refresh_record.undone(objects, failure, undo_wait, started)
-    return refresh_record.undo_failed(objects, failure["undo_refs"], started, now, failed_result)
+        return refresh_steps.undone(objects, failure, undo_wait, started)
+    return refresh_steps.undo_failed(objects, failure["undo_refs"], started, now, failed_result)
 
 
 class FilterModule(object):
     def filters(self):
-        return {"rollout_refresh_record": rollout_refresh_record}
+        return {"rollout_refresh_step": rollout_refresh_step}

@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.capi.rollout.plugins.module_utils.report import markdown
-from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_record
+from ansible_collections.capi.rollout.plugins.module_utils.report import refresh_steps
 from ansible_collections.capi.rollout.plugins.module_utils.report import model as report_model
 
 NOW = "2026-11-30T06:00:00Z"
@@ -59,16 +59,16 @@ def resource(o, done=True, template=None, message=None, **extra):
 
 def test_merge_is_ansibles_recursive_combine():
     base = {"a": {"b": 1, "c": {"d": 2}}, "l": [1, 2], "n": None}
-    assert refresh_record.merge(base, {"a": {"c": {"e": 3}}, "l": [3], "n": {"x": 1}}) == {
+    assert refresh_steps.merge(base, {"a": {"c": {"e": 3}}, "l": [3], "n": {"x": 1}}) == {
         "a": {"b": 1, "c": {"d": 2, "e": 3}}, "l": [3], "n": {"x": 1}}
-    assert refresh_record.merge(base, {"a": None}) == {"a": None, "l": [1, 2], "n": None}
+    assert refresh_steps.merge(base, {"a": None}) == {"a": None, "l": [1, 2], "n": None}
     assert base["a"]["c"] == {"d": 2}, "the input was changed"
 
 
 def test_switched_records_the_template_made_and_leaves_resumed_objects_alone():
     a, b, c = obj("a"), obj("b"), obj("c", resume=True)
     switches = cloned([a, b], infrastructure_ref={"kind": "DockerMachineTemplate", "name": "cloned", "api_group": "x"})
-    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], switches, False, NOW)
+    out = refresh_steps.switched(by_ref(a, b, c), [a, b, c], switches, False, NOW)
     assert out[a["ref"]]["started"] == NOW
     assert out[a["ref"]]["after"] == {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "cloned"}, "version": "v1.30.4"}
     assert out[a["ref"]]["wait"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "cloned"}
@@ -79,14 +79,14 @@ def test_switched_records_the_template_made_and_leaves_resumed_objects_alone():
 def test_a_restart_keeps_the_planned_template_and_waits_on_no_template():
     a = obj("a")
     restarted = {"results": [{"item": {"refs": [a["ref"]]}, "failed": False, "server_time": "2026-11-30T06:00:07Z"}]}
-    out = refresh_record.switched(by_ref(a), [a], restarted, True, NOW)
+    out = refresh_steps.switched(by_ref(a), [a], restarted, True, NOW)
     assert out[a["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "a-new"}
     assert out[a["ref"]]["wait"]["infrastructure_ref"] is None
     # when: the call's own time (its patches), not the moment it is recorded
     assert out[a["ref"]]["started"] == "2026-11-30T06:00:07Z"
     # the wait counts the Machines made since the wave started (before its switch calls), when told when that was
     assert "switched_at" not in out[a["ref"]]["wait"]
-    out = refresh_record.switched(by_ref(a), [a], restarted, True, NOW, wave_started="2026-11-30T06:00:01Z")
+    out = refresh_steps.switched(by_ref(a), [a], restarted, True, NOW, wave_started="2026-11-30T06:00:01Z")
     assert out[a["ref"]]["wait"]["switched_at"] == "2026-11-30T06:00:01Z"
 
 
@@ -95,7 +95,7 @@ def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not
     hold = {"overrides": {"workerImage": "img:2"}, "template": {"customImage": "img:2"}}
     switches = {"results": [{"item": {"refs": [a["ref"], b["ref"]]}, "failed": False, "server_time": NOW,
                              "objects": [{"ref": a["ref"], "changed": True, "hold": hold}, {"ref": b["ref"], "changed": True}]}]}
-    out = refresh_record.switched(by_ref(a, b), [a, b], switches, False, NOW)
+    out = refresh_steps.switched(by_ref(a, b), [a, b], switches, False, NOW)
     assert out[a["ref"]]["wait"] == {"kind": "MachineDeployment", "namespace": "default", "name": "a", "topology": hold}
     assert out[a["ref"]]["started"] == NOW
     # positive control: the other object of the call is held to its template
@@ -105,23 +105,23 @@ def test_an_object_switched_through_its_cluster_topology_waits_on_the_change_not
 def test_only_what_the_switch_calls_switched_is_recorded_as_switched():
     a, b, c = obj("a"), obj("b"), obj("c")
     part_way = switch_call([a, b, c], stopped_at=b["ref"])
-    out = refresh_record.switched(by_ref(a, b, c), [a, b, c], part_way, False, NOW)
+    out = refresh_steps.switched(by_ref(a, b, c), [a, b, c], part_way, False, NOW)
     assert out[a["ref"]]["started"] == NOW
     assert out[b["ref"]] == b and out[c["ref"]] == c
     # a call refused before any write (the lock was lost) switched nothing
     lost = {"results": [{"item": {"refs": [a["ref"]]}, "failed": True, "reason": "lock_lost"}]}
-    assert refresh_record.switched(by_ref(a), [a], lost, False, NOW) == by_ref(a)
+    assert refresh_steps.switched(by_ref(a), [a], lost, False, NOW) == by_ref(a)
 
 
 def test_rolled_out_takes_the_templates_read_back():
     a = obj("a")
-    out = refresh_record.rolled_out(by_ref(a), [resource(a)])
+    out = refresh_steps.rolled_out(by_ref(a), [resource(a)])
     assert out[a["ref"]]["result"] == "succeeded" and out[a["ref"]]["finished"] == NOW
     assert out[a["ref"]]["after"]["infrastructure_ref"]["name"] == "a-read"
     assert out[a["ref"]]["before"] == a["before"]
     assert "machines" not in out[a["ref"]]
     # with the Machines counted by the wait (switched_at), the report says how many were updated in place
-    counted = refresh_record.rolled_out(by_ref(a), [resource(a, machines={"replaced": 1, "updated_in_place": 2})])
+    counted = refresh_steps.rolled_out(by_ref(a), [resource(a, machines={"replaced": 1, "updated_in_place": 2})])
     assert counted[a["ref"]]["machines"] == {"replaced": 1, "updated_in_place": 2}
     reported = report_model.normalize({"management_clusters": [{"name": "m", "objects": [counted[a["ref"]]]}]})
     (in_report,) = reported["management_clusters"][0]["objects"]
@@ -133,9 +133,9 @@ def test_rolled_out_takes_the_templates_read_back():
 def failed_wave(objs, wait, switched=None, failed_result=None, kind="MachineDeployment", **kwargs):
     switched = objs if switched is None else switched
     switches = kwargs.pop("switches", None) or switch_call(switched, stopped_at=kwargs.pop("stopped_at", None))
-    return refresh_record.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, switches,
-                                      kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
-                                      failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
+    return refresh_steps.wave_failed(by_ref(*objs), {"name": "wave-1", "kind": kind}, objs, wait, switches,
+                                     kwargs.pop("failed_task", "Wait for the rollouts of the wave, then soak"),
+                                     failed_result or {"msg": "wave failed"}, NOW, "hw-1", SETTINGS, **kwargs)
 
 
 def test_a_stalled_wave_names_the_stuck_machines_and_undoes_every_switched_machine_deployment():
@@ -278,7 +278,7 @@ def test_a_machine_deployment_deleted_mid_wave_is_deleted_when_seen_gone_and_nev
     assert out["objects"][a["ref"]]["result"] == "running"
     assert out["status"]["failure_reason"] == f"wave wave-1 failed: {b['ref']}: {rec['failure_reason']}"
     assert "a deleted object is not undone" in out["status"]["next_step"]
-    undone = refresh_record.undone(out["objects"], out, {"ended": NOW, "resources": [resource(a)]}, gone_at)
+    undone = refresh_steps.undone(out["objects"], out, {"ended": NOW, "resources": [resource(a)]}, gone_at)
     assert undone[a["ref"]]["result"] == "undone" and undone[b["ref"]]["result"] == "deleted"
 
 
@@ -316,21 +316,21 @@ def test_undone_and_undo_failed():
     undo_wait = {"ended": "2026-11-30T07:00:00Z",
                  "resources": [resource(a, template={"infrastructure_ref": {"name": "a-old"}}),
                                resource(b, template={"infrastructure_ref": {"name": "b-old"}})]}
-    out = refresh_record.undone(objects, failure, undo_wait, "2026-11-30T06:40:00Z")
+    out = refresh_steps.undone(objects, failure, undo_wait, "2026-11-30T06:40:00Z")
     assert out[a["ref"]]["result"] == "failed"
     assert out[a["ref"]]["failure_reason"] == "health gate failed during the 300s soak: gate"
     assert out[b["ref"]]["result"] == "undone"
     assert out[b["ref"]]["failure_reason"] == f"switched back because {a['ref']} failed in wave wave-1"
     assert out[b["ref"]]["after"]["infrastructure_ref"] == {"kind": "DockerMachineTemplate", "name": "b-old"}
     assert out[b["ref"]]["undo"] == {"started": "2026-11-30T06:40:00Z", "finished": "2026-11-30T07:00:00Z", "result": "succeeded"}
-    bad = refresh_record.undo_failed(objects, failure["undo_refs"], "s", NOW, {"msg": "x", "results": [{"failed": True, "msg": "403"}]})
+    bad = refresh_steps.undo_failed(objects, failure["undo_refs"], "s", NOW, {"msg": "x", "results": [{"failed": True, "msg": "403"}]})
     assert bad[b["ref"]]["undo"] == {"started": "s", "finished": NOW, "result": "failed"}
     assert bad[b["ref"]]["next_step"].startswith("The undo failed too (403); roll it back by hand")
-    assert refresh_record.undo_failed(objects, [a["ref"]], "s", NOW, {})[a["ref"]]["next_step"].startswith("The undo failed too (unknown error)")
+    assert refresh_steps.undo_failed(objects, [a["ref"]], "s", NOW, {})[a["ref"]]["next_step"].startswith("The undo failed too (unknown error)")
 
 
 def test_cluster_result_is_the_report_models_rule():
-    # refresh_record.result records report.model.cluster_result; the role's objects give these results
+    # refresh_steps.result records report.model.cluster_result; the role's objects give these results
     done, skip, pending = obj("a", result="succeeded"), obj("b", action="skip", result="skipped"), obj("c")
     assert report_model.cluster_result([done], "apply") == "succeeded"
     assert report_model.cluster_result([done, pending], "apply") == "partial"
@@ -340,9 +340,9 @@ def test_cluster_result_is_the_report_models_rule():
 
 
 def result(objs, status=None, mode="apply"):
-    return refresh_record.result(by_ref(*objs), [o["ref"] for o in objs], status or {}, mode, "hw-1", "mgmt-1",
-                                 {"capi_version": "v1.10.0", "api_version": "cluster.x-k8s.io/v1beta1"}, None, ["n"],
-                                 [{"name": "wave-1", "result": "succeeded"}], [{"name": "wave-1"}], "t0", "t1")
+    return refresh_steps.result(by_ref(*objs), [o["ref"] for o in objs], status or {}, mode, "hw-1", "mgmt-1",
+                                {"capi_version": "v1.10.0", "api_version": "cluster.x-k8s.io/v1beta1"}, None, ["n"],
+                                [{"name": "wave-1", "result": "succeeded"}], [{"name": "wave-1"}], "t0", "t1")
 
 
 def test_the_result_of_the_management_cluster():
@@ -353,7 +353,7 @@ def test_the_result_of_the_management_cluster():
     assert (out["started"], out["finished"], out["name"], out["capi_version"]) == ("t0", "t1", "mgmt-1", "v1.10.0")
     assert out["waves"] == [{"name": "wave-1", "result": "succeeded"}]
     assert [o["name"] for o in out["objects"]] == ["a", "b"]
-    assert not set(refresh_record.PRIVATE_FIELDS) & set(out["objects"][0])
+    assert not set(refresh_steps.PRIVATE_FIELDS) & set(out["objects"][0])
     assert out["objects"][0]["before"] == done["before"]
     failed = result([done], {"result": "failed", "failure_reason": "boom", "next_step": "fix"})
     assert (failed["result"], failed["failure_reason"], failed["next_step"]) == ("failed", "boom", "fix")
@@ -370,14 +370,14 @@ def test_check_mode_shows_the_plan():
 def test_the_end_check_fails_an_object_changed_after_its_wave_naming_who_and_undoes_nothing():
     a, b = obj("a", result="succeeded"), obj("b", result="succeeded")
     objects = by_ref(a, b)
-    assert refresh_record.end_check(objects, {"failed": False, "resources": [resource(a), resource(b)]}, NOW, "r1") == \
+    assert refresh_steps.end_check(objects, {"failed": False, "resources": [resource(a), resource(b)]}, NOW, "r1") == \
         {"objects": objects, "status": None}
     drift = ("machinedeployment/default/a is on DockerMachineTemplate a-old, not on the target a-new: its template was "
              "changed by kustomize-controller at 2026-11-30T05:59:00Z during the rollout.")
     back = {"infrastructure_ref": {"kind": "DockerMachineTemplate", "name": "a-old"}, "version": "v1.30.4"}
     wait = {"failed": True, "reason": "drift", "failed_refs": [a["ref"]], "msg": "1 of 2 failed",
             "resources": [resource(a, done=False, template=back, drift=drift), resource(b)]}
-    out = refresh_record.end_check(objects, wait, NOW, "r1")
+    out = refresh_steps.end_check(objects, wait, NOW, "r1")
     changed = out["objects"][a["ref"]]
     assert changed["result"] == "failed" and changed["after"] == back  # read back by the check, not the plan
     assert changed["failure_reason"].startswith("changed after its wave: machinedeployment/default/a is on")
@@ -390,12 +390,12 @@ def test_the_end_check_fails_an_object_changed_after_its_wave_naming_who_and_und
 
 def test_the_end_check_records_an_object_deleted_after_its_wave_and_a_failure_without_objects():
     a = obj("a", result="succeeded")
-    out = refresh_record.end_check(by_ref(a), {"failed": True, "reason": "deleted", "failed_refs": [a["ref"]],
-                                               "ended": NOW}, NOW, "r1")
+    out = refresh_steps.end_check(by_ref(a), {"failed": True, "reason": "deleted", "failed_refs": [a["ref"]],
+                                              "ended": NOW}, NOW, "r1")
     assert out["objects"][a["ref"]]["result"] == "deleted"
     assert out["objects"][a["ref"]]["failure_reason"] == f"deleted after its wave (seen gone at {NOW})"
-    unreachable = refresh_record.end_check(by_ref(a), {"failed": True, "reason": "unreachable",
-                                                       "msg": "cannot reach the API server"}, NOW, "r1")
+    unreachable = refresh_steps.end_check(by_ref(a), {"failed": True, "reason": "unreachable",
+                                                      "msg": "cannot reach the API server"}, NOW, "r1")
     assert unreachable["objects"] == by_ref(a)
     assert unreachable["status"]["failure_reason"] == "the check at the end of the run failed: cannot reach the API server"
 
@@ -429,16 +429,16 @@ def test_the_undo_wait_holds_an_md_undone_through_its_cluster_topology_to_that_c
     hold = {"overrides": {"workerImage": None}, "template": {}, "not_on": "a-gen2"}
     calls = {"results": [{"item": failure["undo"][0], "objects": [{"ref": a["ref"], "changed": True, "hold": hold}]},
                          {"item": failure["undo"][1], "objects": [{"ref": b["ref"], "changed": True}]}]}
-    waits = refresh_record.undo_waits(failure, calls)
+    waits = refresh_steps.undo_waits(failure, calls)
     assert waits == [dict(failure["undo"][0], topology=hold), failure["undo"][1]]
     # positive control: without the undo calls' holds, the objects as wave_failed names them
-    assert refresh_record.undo_waits(failure, {}) == failure["undo"]
+    assert refresh_steps.undo_waits(failure, {}) == failure["undo"]
 
 
 def test_the_machines_whose_drain_timed_out_are_named_on_their_object_in_the_report():
     a, b = obj("a"), obj("b")
     timed_out = [{"ref": a["ref"], "machine": "a-x1", "node": "a-x1", "at": NOW}]
-    out = refresh_record.rolled_out(by_ref(a, b), [resource(a), resource(b)], wait={"drain_timeouts": timed_out})
+    out = refresh_steps.rolled_out(by_ref(a, b), [resource(a), resource(b)], wait={"drain_timeouts": timed_out})
     assert [m["machine"] for m in out[a["ref"]]["drain_timeouts"]] == ["a-x1"] and "drain_timeouts" not in out[b["ref"]]
     reported = report_model.normalize({"management_clusters": [{"name": "m", "objects": [out[a["ref"]], out[b["ref"]]]}]})
     cluster = reported["management_clusters"][0]

@@ -8,10 +8,10 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.capi.rollout.plugins.filter.rollout_refresh_record import FilterModule as RecordFilters
+from ansible_collections.capi.rollout.plugins.filter.rollout_refresh_step import FilterModule as StepFilters
 from ansible_collections.capi.rollout.plugins.filter.rollout_refresh_result import FilterModule as ResultFilters
 
-record = RecordFilters().filters()["rollout_refresh_record"]
+step = StepFilters().filters()["rollout_refresh_step"]
 result = ResultFilters().filters()["rollout_refresh_result"]
 
 REF = "machinedeployment/default/a"
@@ -20,29 +20,29 @@ OBJECTS = {REF: {"kind": "MachineDeployment", "namespace": "default", "name": "a
 
 
 def test_one_call_records_a_step():
-    out = record(OBJECTS, "rolled_out", resources=[{"ref": REF, "done_at": "t", "template": {"infrastructure_ref": {"name": "b"}}}])
+    out = step(OBJECTS, "rolled_out", resources=[{"ref": REF, "done_at": "t", "template": {"infrastructure_ref": {"name": "b"}}}])
     assert out[REF]["result"] == "succeeded" and out[REF]["after"]["infrastructure_ref"] == {"kind": "T", "name": "b"}
-    out = record(OBJECTS, "switched", wave_objects=list(OBJECTS.values()), switches={"results": [{"item": {"refs": [REF]}, "failed": False}]}, now="t0")
+    out = step(OBJECTS, "switched", wave_objects=list(OBJECTS.values()), switches={"results": [{"item": {"refs": [REF]}, "failed": False}]}, now="t0")
     assert out[REF]["started"] == "t0"
 
 
 def test_a_failed_wave_then_its_undo():
-    failure = record(OBJECTS, "wave_failed", wave={"name": "wave-1", "kind": "MachineDeployment"}, wave_objects=list(OBJECTS.values()),
-                     wait={"reason": "stalled", "failed_refs": [REF]}, failed_result={"msg": "x"}, refresh_id="hw-1",
-                     settings={"stall_timeout": 6}, now="t1")
+    failure = step(OBJECTS, "wave_failed", wave={"name": "wave-1", "kind": "MachineDeployment"}, wave_objects=list(OBJECTS.values()),
+                   wait={"reason": "stalled", "failed_refs": [REF]}, failed_result={"msg": "x"}, refresh_id="hw-1",
+                   settings={"stall_timeout": 6}, now="t1")
     assert failure["status"]["failure_reason"].startswith("wave wave-1 failed: machinedeployment/default/a: stalled: ")
     assert failure["undo"] == [] and failure["undo_rollout_id"] == "hw-1-undo"
-    out = record(failure["objects"], "undo_failed", failure=dict(failure, undo_refs=[REF]), started="t2", now="t3",
-                 failed_result={"msg": "gone"})
+    out = step(failure["objects"], "undo_failed", failure=dict(failure, undo_refs=[REF]), started="t2", now="t3",
+               failed_result={"msg": "gone"})
     assert out[REF]["undo"]["result"] == "failed" and "(gone)" in out[REF]["next_step"]
 
 
 def test_the_end_check_step():
     wait = {"failed": True, "reason": "drift", "failed_refs": [REF], "resources": [{"ref": REF, "drift": "changed by x at t."}]}
-    out = record(OBJECTS, "end_check", wait=wait, refresh_id="hw-1", now="t1")
+    out = step(OBJECTS, "end_check", wait=wait, refresh_id="hw-1", now="t1")
     assert out["objects"][REF]["failure_reason"] == "changed after its wave: changed by x at t"
     assert out["status"]["result"] == "failed"
-    assert record(OBJECTS, "end_check", wait={"failed": False}, refresh_id="hw-1", now="t1")["status"] is None
+    assert step(OBJECTS, "end_check", wait={"failed": False}, refresh_id="hw-1", now="t1")["status"] is None
 
 
 @pytest.mark.parametrize("args, kwargs, message", [
@@ -52,9 +52,9 @@ def test_the_end_check_step():
 ])
 def test_wrong_use_is_refused(args, kwargs, message):
     with pytest.raises(AnsibleFilterError, match=message):
-        record(OBJECTS, *args, **kwargs)
+        step(OBJECTS, *args, **kwargs)
     with pytest.raises(AnsibleFilterError, match="a dictionary of objects by ref"):
-        record([], "rolled_out", resources=[])
+        step([], "rolled_out", resources=[])
 
 
 def test_the_result_filter():

@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r'''
-name: rollout_refresh_targets
+name: rollout_refresh_objects
 short_description: Select the MachineDeployments and control planes a hardware refresh covers
 version_added: 0.1.0
 author:
@@ -67,7 +67,7 @@ options:
 EXAMPLES = r'''
 - name: Control planes and pools of two workload clusters
   ansible.builtin.set_fact:
-    targets: "{{ md_entries | capi.rollout.rollout_refresh_targets(control_planes=kcp_entries, clusters=['prod-1', 'prod-2'],
+    objects: "{{ md_entries | capi.rollout.rollout_refresh_objects(control_planes=kcp_entries, clusters=['prod-1', 'prod-2'],
                                                                    control_plane=true) }}"
 '''
 
@@ -90,22 +90,22 @@ def _entries(value, what):
     if value is None:
         return []
     if not isinstance(value, (list, tuple)) or not all(isinstance(item, dict) for item in value):
-        raise AnsibleFilterError(f"rollout_refresh_targets: {what} must be a list of dictionaries")
+        raise AnsibleFilterError(f"rollout_refresh_objects: {what} must be a list of dictionaries")
     return list(value)
 
 
-def rollout_refresh_targets(machine_deployments, control_planes=None, clusters=None, names=None, control_plane=False,
+def rollout_refresh_objects(machine_deployments, control_planes=None, clusters=None, names=None, control_plane=False,
                             workers=True, narrowed=False, templates=None):
-    selected = refresh.select_targets(_entries(machine_deployments, "the input"), _entries(control_planes, "control_planes"),
+    selected = refresh.select_objects(_entries(machine_deployments, "the input"), _entries(control_planes, "control_planes"),
                                       clusters=clusters or [], names=names or [], control_plane=bool(control_plane),
                                       workers=bool(workers), narrowed=bool(narrowed))
     if templates is None:
         return selected
     if not isinstance(templates, dict):
-        raise AnsibleFilterError("rollout_refresh_targets: templates must be a dictionary")
+        raise AnsibleFilterError("rollout_refresh_objects: templates must be a dictionary")
     return refresh.with_clone_settings(selected, templates)
 
 
 class FilterModule(object):
     def filters(self):
-        return {"rollout_refresh_targets": rollout_refresh_targets}
+        return {"rollout_refresh_objects": rollout_refresh_objects}

@@ -226,7 +226,7 @@ class CapiEnv:
 
 def per_fleet(values, prefix):
     """Fixture params whose tests share one xdist worker per value (``make integration`` runs
-    ``-n 2 --dist loadgroup``): each fleet is started by one worker only."""
+    ``-n 3 --dist loadgroup``): each fleet is started by one worker only."""
     return [pytest.param(value, marks=pytest.mark.xdist_group(f"{prefix}-{value}")) for value in values]
 
 

@@ -8,7 +8,7 @@ from conftest import CapiEnv
 from hardware_refresh_support import FAST, run_playbook
 from history_support import outside_changes_are_kept
 
-# one worker runs them all, in order (make integration: -n 2 --dist loadgroup): one fleet, and the refresh goes first
+# one worker runs them all, in order (make integration: -n 3 --dist loadgroup): one fleet, and the refresh goes first
 pytestmark = pytest.mark.xdist_group("in-place")
 
 

@@ -42,7 +42,8 @@ venv-bench: ## benchmark venv: kubernetes.core from the PyPI ansible package, sa
 system-deps: ## Debian packages the tests need (shellcheck, etcd)
 	@scripts/system-deps.sh
 
-kube: ## build (or reuse) kube-apiserver, kube-controller-manager and kubectl v1.20.2 from Debian sources
+# After system-deps: both install Debian packages, and apt-get takes dpkg's lock (make -j would race for it).
+kube: system-deps ## build (or reuse) kube-apiserver, kube-controller-manager and kubectl v1.20.2 from Debian sources
 	@scripts/build-kube.sh >/dev/null
 
 collection-link: ## make capi.rollout.* resolvable for .venv/bin/ansible-playbook run from the repo root

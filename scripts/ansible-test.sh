@@ -31,7 +31,8 @@ subprocess.check_call([sys.executable, '-m', 'pip', 'install'] + args)
 PY
 fi
 
-dest=${TMPDIR:-/tmp}/capi-rollout-ansible-test/$(printf '%s' "$venv" | sha256sum | cut -c1-12)/ansible_collections/capi/rollout
+# keyed by checkout and venv: two clones or worktrees running ansible-test at once must not remove each other's copy
+dest=${TMPDIR:-/tmp}/capi-rollout-ansible-test/$(printf '%s\0%s' "$root" "$venv" | sha256sum | cut -c1-12)/ansible_collections/capi/rollout
 rm -rf "$dest" && mkdir -p "$dest"
 (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | tar --null -T - -cf -) | tar -xf - -C "$dest"
 cd "$dest"

@@ -19,7 +19,6 @@ written, in check mode or not.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
 from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates as templates_client
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
@@ -161,12 +160,7 @@ def in_place_mode(run, covered, in_place):
     if not covered:
         return None
 
-    def possible():
-        found, warning = extensions.in_place_possible(run.api, covered[0]["api_version"].rpartition("/")[2])
-        if warning:
-            run.module.warn(warning)
-        return found
-    return inplace.mode(possible, in_place)
+    return inplace.mode(lambda: run.in_place_possible(covered[0]["api_version"].rpartition("/")[2]), in_place)
 
 
 def _max_in_flight(params):

@@ -13,7 +13,6 @@ object passed, just before the first patch. The whole switch of a wave is then o
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
 from ansible_collections.capi.rollout.plugins.module_utils.client import reading
 from ansible_collections.capi.rollout.plugins.module_utils.client import templates
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, api_error
@@ -205,17 +204,11 @@ def planner(run, selected, clusters, now, actor):
     through_topology = per_object is None and not params.get("infrastructure_ref") and \
         topology_rollout(run, selected, clusters)
     machine_sets = machines = None
-    known = []
 
     def in_place_possible():
-        """One LIST, on the first switch planned on a v1beta2 cluster (a switch on v1.12+ may keep its Machines:
-        client.extensions); a re-run that plans nothing does not ask."""
-        if not known:
-            possible, warning = extensions.in_place_possible(run.api, selected.version)
-            if warning:
-                run.module.warn(warning)
-            known.append(possible)
-        return known[0]
+        """Asked on the first switch planned (a switch on v1.12+ may keep its Machines); a re-run that plans nothing
+        does not ask."""
+        return run.in_place_possible(selected.version)
 
     def switch_through_topology():
         """Whether a topology switch's trigger goes into the Cluster topology (v1.13+): one dry run, asked by

@@ -20,6 +20,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.client.connection imp
     URLLIB3_IMPORT_ERROR, Connection, ConnectionConfigError, secret_values,
 )
 from ansible_collections.capi.rollout.plugins.module_utils.client.discovery import Discovery
+from ansible_collections.capi.rollout.plugins.module_utils.client import extensions
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import (
     ApiError, OutOfTime, TransportError, api_error, transport_error,
 )
@@ -72,6 +73,7 @@ class Run(object):
         self.extras: Dict[str, Any] = {}  # result fields of a verb's own (flows.restart: ``clones``), in success and failure
         self.writes: List[Dict[str, Any]] = []  # diffs of writes a verb made besides the objects' patches (restart: templates)
         self.verb_state: Any = None  # what a verb's planner hands to its check_plans and write_prerequisites (flows.change)
+        self._in_place_possible: Optional[bool] = None
 
     def connect(self, dry_run: Optional[bool] = None, wait: Optional[Tuple[float, str]] = None) -> None:
         """Connect. Writes are server-side dry runs in check mode, or always with
@@ -134,6 +136,16 @@ class Run(object):
         self.module.fail_json(**self.result(**fields))
 
     # ----- reads -----
+    def in_place_possible(self, api_version: str) -> bool:
+        """Whether CAPI may update Machines in place on this management cluster (client.extensions): one LIST of
+        ExtensionConfigs, asked once per run and only when a flow needs the answer; its warning becomes the task's."""
+        if self._in_place_possible is None:
+            possible, warning = extensions.in_place_possible(self.api, api_version)
+            if warning:
+                self.module.warn(warning)
+            self._in_place_possible = possible
+        return self._in_place_possible
+
     def select(self, options: Dict[str, Any], require_match: bool) -> Selected:
         """The objects the selection ``options`` (the module's, or a verb's ``selection_options``) name."""
         return reading.select(self.api, self.discovery, options, require_match=require_match)

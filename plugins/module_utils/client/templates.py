@@ -24,6 +24,7 @@ from ansible_collections.capi.rollout.plugins.module_utils.core import labels_an
 from ansible_collections.capi.rollout.plugins.module_utils.core import paths
 from ansible_collections.capi.rollout.plugins.module_utils.core import template_clone
 from ansible_collections.capi.rollout.plugins.module_utils.core import topology as topologies
+from ansible_collections.capi.rollout.plugins.module_utils.core import view as views
 from ansible_collections.capi.rollout.plugins.module_utils.core.errors import RolloutError, ref as make_ref
 
 DEFAULT_INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -124,7 +125,7 @@ def source_from_object(api, discovery, namespace, from_object, reads=None):
                            reason="not_found", hint="check the name (from_object.name or objects[].name) and the namespace")
     obj.setdefault("kind", kind)
     obj.setdefault("apiVersion", res["api_version"])
-    raw = paths.get_path(obj, apiversion.spec_path(kind, version, "infrastructure_ref"))
+    raw = views.infrastructure_ref_of(obj, kind, version)
     infra = apiversion.normalize_ref(raw)
     if not infra or not infra.get("kind") or not infra.get("name"):
         raise RolloutError(f"{kind} has no infrastructure machine template reference "
@@ -174,8 +175,7 @@ def get_template(api, tkind, namespace, name, ref=None, reads=None):
 
 def infrastructure_template(api, discovery, obj, kind):
     """The infrastructure template ``obj`` (an MD / KCP) is on now, or None when it does not exist: one GET."""
-    infra = apiversion.normalize_ref(paths.get_path(obj, apiversion.spec_path(
-        kind, obj["apiVersion"].rpartition("/")[2], "infrastructure_ref")))
+    infra = apiversion.normalize_ref(views.infrastructure_ref_of(obj, kind))
     if not infra:
         return None
     namespace = obj["metadata"]["namespace"]
@@ -188,7 +188,7 @@ def worker_class_templates(api, discovery, cclass, cluster, obj, overrides, cach
     the choice of a topology path for ``obj`` needs (core.topology.templates_needed); None when path (a) covers it.
     One GET per template (in the ClusterClass's namespace), kept in ``cache`` for the run."""
     namespace = cclass["metadata"]["namespace"]
-    infra = paths.get_path(obj, apiversion.spec_path(kind, obj["apiVersion"].rpartition("/")[2], "infrastructure_ref"))
+    infra = views.infrastructure_ref_of(obj, kind)
     needed = topologies.templates_needed(cclass, cluster, obj, make_ref(kind, obj["metadata"]["namespace"], obj["metadata"]["name"]),
                                          (apiversion.normalize_ref(infra) or {}).get("kind"), overrides, kind=kind)
     if not needed:

@@ -393,7 +393,7 @@ class Waiter(object):
                 continue
             group, name = self.locate(ref)
             obj = group.objects[name]
-            raw = paths.get_path(obj, apiversion.spec_path(group.kind, group.version, "infrastructure_ref")) or {}
+            raw = views.infrastructure_ref_of(obj, group.kind, group.version) or {}
             key = (group.namespace, raw.get("kind"), raw.get("name"))
             if key not in self._held_templates:
                 self._held_templates[key] = self.topology_reads.template(group.namespace, raw) or {}
@@ -418,8 +418,7 @@ class Waiter(object):
         for group in self.groups:
             for name in group.names:
                 obj = group.objects.get(name)
-                infra_ref = obj and apiversion.normalize_ref(
-                    paths.get_path(obj, apiversion.spec_path(group.kind, group.version, "infrastructure_ref")))
+                infra_ref = obj and apiversion.normalize_ref(views.infrastructure_ref_of(obj, group.kind, group.version))
                 if infra_ref and infra_ref.get("kind") and infra_ref.get("name"):
                     on[group.ref(name)] = dict(infra_ref, namespace=group.namespace)
         if not on:

@@ -104,6 +104,12 @@ def _owner(obj, kind=None):
     return None
 
 
+def infrastructure_ref_of(obj, kind, version=None):
+    """The infrastructure machine template reference an MD or KCP stores (as stored: a v1beta2 ``templateRef``
+    has no apiVersion), read at the path of ``version`` (default: the object's own); None when it has none."""
+    return paths.get_path(obj, apiversion.spec_path(kind, version or apiversion.version_of(obj), "infrastructure_ref"))
+
+
 def cluster_name_of(obj):
     """Cluster of an object: spec.clusterName, else the cluster-name label, else a Cluster ownerRef
     (KCP has no spec.clusterName)."""

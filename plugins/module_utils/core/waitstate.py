@@ -170,7 +170,7 @@ def hold_topology(snap: Snapshot, obj: Dict[str, Any], kind: str, ref: str, hold
     the entry (``changed_by``, core.owners.last_change)."""
     # the name the object refers to, not the template read: the topology deletes a template it left, so the one being
     # reverted can be gone while the object, not reconciled yet, still names it
-    on = (paths.get_path(obj, apiversion.spec_path(kind, apiversion.version_of(obj), "infrastructure_ref")) or {}).get("name")
+    on = (views.infrastructure_ref_of(obj, kind) or {}).get("name")
     if on is not None and on == hold.get("not_on") and snap["done"]:
         _waits_for_topology(snap, f"{ref} waits for the topology controller to move it off its template {on}, the "
                                   "one of the change being reverted")

@@ -304,3 +304,15 @@ def test_view_does_not_modify_input():
     before = copy.deepcopy(md)
     views.view(md, now=objs.NOW, cluster=objs.cluster())
     assert md == before
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_infrastructure_ref_of_reads_each_kind_at_its_versions_path(version):
+    md = objs.machine_deployment(version=version, infra="md-0-infra-v1")
+    kcp = objs.kubeadm_control_plane(version=version, infra="cp-infra-v1")
+    assert views.infrastructure_ref_of(md, "MachineDeployment")["name"] == "md-0-infra-v1"
+    assert views.infrastructure_ref_of(kcp, "KubeadmControlPlane")["name"] == "cp-infra-v1"
+    # an explicit version reads that version's path: a KCP's moved (machineTemplate.spec.infrastructureRef in v1beta2)
+    other = "v1beta2" if version == "v1beta1" else "v1beta1"
+    assert views.infrastructure_ref_of(kcp, "KubeadmControlPlane", version=other) is None
+    assert views.infrastructure_ref_of({"apiVersion": f"cluster.x-k8s.io/{version}", "spec": {}}, "MachineDeployment") is None

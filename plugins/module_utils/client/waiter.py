@@ -172,6 +172,10 @@ class Stream(object):
 
 # How often the events of several streams are looked for while none is there (Feed._next)
 QUEUE_POLL_SECONDS = 0.05
+# A call of capi_rollout_wait (Waiter.run with call_seconds) that has new progress lines goes on for at most this long
+# gathering the lines that follow: a busy rollout then costs one module start (a process, a connection, the lists)
+# per few seconds instead of one per change, and its lines still reach the job output within seconds.
+PROGRESS_GATHER_SECONDS = 5.0
 
 
 class Feed(object):
@@ -463,8 +467,8 @@ class Waiter(object):
 
     def run(self, call_seconds=None):
         """Wait until the state is finished; with ``call_seconds``, return early once new progress lines
-        exist or that many seconds passed (capi_rollout_wait hands the state to its action plugin).
-        Returns the progress lines of this call."""
+        exist and PROGRESS_GATHER_SECONDS passed since the first of them, or that many seconds passed
+        (capi_rollout_wait hands the state to its action plugin). Returns the progress lines of this call."""
         start = len(self.progress)
         call_deadline = None if call_seconds is None else self.api.clock_seconds() + call_seconds
         # No request of this call may outlast the wait (or this call): a hanging API server then ends it
@@ -485,9 +489,14 @@ class Waiter(object):
 
     def _run(self, start, call_deadline):
         self.observe()
+        gathering = False
         while not self.finished:
-            if call_deadline is not None and (len(self.progress) > start or self.api.clock_seconds() >= call_deadline):
-                break
+            if call_deadline is not None:
+                if not gathering and len(self.progress) > start:
+                    gathering = True
+                    call_deadline = min(call_deadline, self.api.clock_seconds() + PROGRESS_GATHER_SECONDS)
+                if self.api.clock_seconds() >= call_deadline:
+                    break
             seconds = self._seconds_to_next_decision(call_deadline)
             if seconds <= 0:
                 self.observe()  # a deadline has come: decide now
@@ -499,8 +508,8 @@ class Waiter(object):
                         self._note_drain_event(group, event_type, obj)
                     elif group.apply(event_type, obj):
                         self.observe()
-                    if self.finished or (call_deadline is not None and len(self.progress) > start):
-                        break
+                    if self.finished or (call_deadline is not None and not gathering and len(self.progress) > start):
+                        break  # finished, or the first new lines: this call ends after gathering for a while
             finally:
                 close = getattr(events, "close", None)
                 if close is not None:

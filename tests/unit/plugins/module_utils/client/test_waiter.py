@@ -13,7 +13,7 @@ import time
 import pytest
 
 from ansible_collections.capi.rollout.plugins.module_utils.client.errors import ApiError, TransportError
-from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import Group, WaitFailed, Waiter
+from ansible_collections.capi.rollout.plugins.module_utils.client.waiter import PROGRESS_GATHER_SECONDS, Group, WaitFailed, Waiter
 from ansible_collections.capi.rollout.plugins.module_utils.core import outcomes
 from ansible_collections.capi.rollout.plugins.module_utils.core import waitstate as ws
 from ansible_collections.capi.rollout.tests.unit.plugins.module_utils.core import capi_objects as objs
@@ -61,7 +61,8 @@ class FakeApi(object):
     def _events(self, entry):
         for event_type, obj, elapsed in entry:
             self.clock.now += elapsed
-            yield event_type, obj
+            if event_type is not None:  # None: the stream stays quiet that long
+                yield event_type, obj
 
     def list(self, path, label_selector=None, field_selector=None):
         self.list_calls += 1
@@ -349,19 +350,26 @@ def test_bug_13182_state_completes_with_a_warning():
     assert any("13182" in w for w in waiter.snapshots["machinedeployment/default/md-0"]["warnings"])
 
 
-def test_a_call_budget_returns_early_with_the_state_to_carry_on():
-    """capi_rollout_wait runs in slices: a call returns once it has new progress lines, and the next call
-    carries on from the state, with a stream opened again."""
+def test_a_call_gathers_the_lines_of_a_few_seconds_then_returns_the_state_to_carry_on():
+    """capi_rollout_wait runs in slices: a call that has new progress lines goes on gathering the lines of the next
+    PROGRESS_GATHER_SECONDS (a busy rollout: one module start per few seconds, not one per change), then returns; the
+    next call carries on from the state, with a stream opened again from where the first one stopped."""
     clock = Clock()
-    api = FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 1)], [("MODIFIED", rolling(12, 3), 1)]])
+    api = FakeApi(clock, [[("MODIFIED", rolling(11, 1, current=4), 1), ("MODIFIED", rolling(12, 2, current=4), 1),
+                           (None, None, PROGRESS_GATHER_SECONDS)],
+                          [("MODIFIED", rolling(13, 3), 1)]])
+    api.clock_seconds = clock  # the call's deadlines by the scripted clock
     waiter = make_waiter(api, clock, [rolling(10, 0)])
     first = waiter.run(call_seconds=60)
-    assert first and waiter.state["phase"] == ws.ROLLOUT and len(api.watch_calls) == 0  # the first lines: at once
+    # the lines at the start and those of the next seconds, in one call that ended after gathering, not at 60 s
+    assert len(first) == 3 and waiter.state["phase"] == ws.ROLLOUT and len(api.watch_calls) == 1
+    assert clock.now - START.timestamp() == 2 + PROGRESS_GATHER_SECONDS
     second = waiter.run(call_seconds=60)
-    assert second and len(api.watch_calls) == 1
-    again = make_waiter(api, clock, [rolling(11, 1, current=4)], rv="11", state=copy.deepcopy(waiter.state))
-    assert again.run(call_seconds=60) and again.state["phase"] == ws.SUCCEEDED
-    assert [call["rv"] for call in api.watch_calls] == ["10", "11"]
+    assert second and waiter.state["phase"] == ws.SUCCEEDED and "successfully rolled out" in second[-1]
+    assert [call["rv"] for call in api.watch_calls] == ["10", "12"]
+    # a new waiter (the next module call) carries on from the state alone
+    again = make_waiter(FakeApi(clock, []), clock, [rolling(13, 3)], rv="13", state=copy.deepcopy(waiter.state))
+    assert again.run(call_seconds=60) == [] and again.state["phase"] == ws.SUCCEEDED
 
 
 class ThreadedApi(object):

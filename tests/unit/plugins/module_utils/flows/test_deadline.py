@@ -9,6 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import datetime
+from email.utils import format_datetime
 
 import pytest
 
@@ -88,13 +90,28 @@ def rolling():
     return objs.set_condition(md, "RollingOut", "True", "RollingOut", message="Rolling out 2 not up-to-date replicas")
 
 
-def answered(conn, *paths):
-    """The API server answers these GETs (with its Date) until told otherwise."""
+class ClockDate(dict):
+    """A Date header that moves with the fake monotonic clock, as a real API server's does while a wait goes on."""
+
+    def __init__(self, clock):
+        super().__init__(Date="")  # not empty: an empty dict of headers counts as none
+        self.clock = clock
+
+    def get(self, key, default=None):
+        if key.lower() != "date":
+            return default
+        moment = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=datetime.timezone.utc) + \
+            datetime.timedelta(seconds=int(self.clock.t - START))
+        return format_datetime(moment, usegmt=True)
+
+
+def answered(conn, *paths, headers=None):
+    """The API server answers these GETs (with its Date: ``headers``, DATE by default) until told otherwise."""
     bodies = {"/apis": APIS, MDS: md_list(rolling()), MSS: {"metadata": {"resourceVersion": "900"}, "items": []},
               CLUSTERS + "/c1": objs.cluster(),
               TEMPLATES: {"metadata": {"resourceVersion": "900"}, "items": [{"metadata": {"name": "md-0-infra-v1"}}]}}
     for path in paths:
-        conn.add("GET", path, body=bodies[path], headers=DATE)
+        conn.add("GET", path, body=bodies[path], headers=headers or DATE)
 
 
 def run_flow(flow, module):
@@ -187,8 +204,9 @@ def test_a_watch_that_hangs_ends_the_wait_with_wait_timeout_at_the_wait_end_plus
 def test_the_failure_reads_after_the_wait_ended_are_bounded(conn, clock):
     """Watches that end as asked (no event) until the wait's time is up; then the Machine list of the failure hangs:
     it is given no more than the grace."""
-    answered(conn, "/apis", MDS, MSS, TEMPLATES)
-    conn.add("WATCH", MDS, events=[], headers=DATE)
+    # the first call gathers progress for a few seconds (client.waiter): the server's Date moves on meanwhile
+    answered(conn, "/apis", MDS, MSS, TEMPLATES, headers=ClockDate(clock))
+    conn.add("WATCH", MDS, events=[], headers=ClockDate(clock))
     conn.add("GET", MACHINES, hang=True)
     out = plugin_calls()
     assert out.failed and out.result["reason"] == "wait_timeout", out.result

@@ -7,12 +7,17 @@ ansible-playbook's own entry point (``ansible.cli.playbook.main``, what the ``an
 run's arguments, environment and working directory, in a session of its own, its output to a file. So a run is
 Ansible's own, from its command line on: the modules run as separate processes as they always do.
 
-Only a run whose environment is the server's, apart from the names in PER_RUN, is forked: Ansible reads its
-configuration (ANSIBLE_*) when imported, and what a new process takes at exec (LD_PRELOAD, as a faked clock sets it)
-a fork cannot take. Any other run, and every run while another is in progress, is exec'd as before (``exec_run``).
+A server is started with the environment of the runs it forks, apart from the names in PER_RUN: Ansible reads its
+configuration (ANSIBLE_*) when imported, and a process takes LD_PRELOAD (a faked clock) when exec'd. So a run with
+another environment gets a server of its own. A run while another is in progress (from another thread) is exec'd as
+before (``exec_run``), as is every run with CAPI_ROLLOUT_IT_FORK=0.
+
+The children share the server's local temporary directory (Ansible makes it when imported), so the payload of a
+module that AnsiballZ built for one run serves the later ones, as it does for the tasks of one playbook.
 """
 
 import atexit
+import collections
 import json
 import os
 import select
@@ -39,45 +44,61 @@ def _comparable(env):
     return {key: value for key, value in env.items() if key not in PER_RUN}
 
 
-class ForkServer:
-    """The client side: starts the server (``python forkserver.py``) on first use, one run at a time."""
+class ForkServers:
+    """The client side: a server per run environment (started with it on first use, the two last used kept), one
+    run at a time in this process."""
+
+    KEEP = 2
 
     def __init__(self):
-        self._proc = None
-        self._env = None
+        self._servers = collections.OrderedDict()
         self._lock = threading.Lock()
-        self._buffer = b""
         self.forked = 0  # runs forked, for the test of this harness
+        atexit.register(self.close)
 
     def run(self, argv, cwd, env, timeout, output_path):
         """(returncode, output) of the ansible-playbook run ``argv`` (argv[0] the ansible-playbook script, whose
         interpreter the server runs on: ``ansible_playbook_python`` is the same as in an exec'd run)."""
-        if not self._lock.acquire(blocking=False):
+        if not self._lock.acquire(blocking=False):  # a run from another thread is in progress
             return exec_run(argv, cwd, env, timeout)
         try:
-            if self._proc is not None and self._proc.poll() is not None:  # it died (a killed test run): a new one
-                self._proc = None
-            if self._proc is None:
-                self._start(argv[0], env)
-            elif _comparable(env) != _comparable(self._env):
-                return exec_run(argv, cwd, env, timeout)
-            return self._forked(argv, cwd, env, timeout, output_path)
+            key = (str(argv[0]), tuple(sorted(_comparable(env).items())))
+            server = self._servers.pop(key, None)
+            if server is None or server.proc.poll() is not None:  # none yet, or it died (a killed test run)
+                server = _Server(argv[0], env)
+            self._servers[key] = server
+            while len(self._servers) > self.KEEP:
+                self._servers.popitem(last=False)[1].close()
+            done = server.run(argv, cwd, env, timeout, output_path)
+            self.forked += 1
+            return done
         finally:
             self._lock.release()
 
-    def _start(self, script, env):
+    def pid(self, env, script):
+        """The pid of the server of ``env`` (None when there is none), for the test of this harness."""
+        server = self._servers.get((str(script), tuple(sorted(_comparable(env).items()))))
+        return server.proc.pid if server else None
+
+    def close(self):
+        while self._servers:
+            self._servers.popitem()[1].close()
+
+
+class _Server:
+    """One server process (``python forkserver.py`` with the run environment) and the pipe to it."""
+
+    def __init__(self, script, env):
         with open(script, encoding="utf-8") as handle:
             interpreter = handle.readline()[2:].strip()
-        self._env = dict(env)
         self._buffer = b""
-        # its own session: a Ctrl-C in the terminal reaches pytest, which stops the server (close) and its runs
-        self._proc = subprocess.Popen([interpreter, os.path.abspath(__file__)], stdin=subprocess.PIPE,  # pylint: disable=consider-using-with
-                                      stdout=subprocess.PIPE, env=env, start_new_session=True, bufsize=0)
-        atexit.register(self.close)
+        # its own session: a Ctrl-C in the terminal reaches pytest, whose exit ends the server (close) and its runs
+        self.proc = subprocess.Popen([interpreter, os.path.abspath(__file__)], stdin=subprocess.PIPE,  # pylint: disable=consider-using-with
+                                     stdout=subprocess.PIPE, env=env, start_new_session=True, bufsize=0)
 
-    def _forked(self, argv, cwd, env, timeout, output_path):
+    def run(self, argv, cwd, env, timeout, output_path):
         request = {"argv": [str(arg) for arg in argv], "cwd": str(cwd), "env": env, "out": str(output_path)}
-        self._proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
+        self.proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
         deadline = time.monotonic() + timeout
         pid = self._reply(deadline + 30)["pid"]
         try:
@@ -86,31 +107,40 @@ class ForkServer:
             os.killpg(pid, signal.SIGKILL)
             self._reply(time.monotonic() + 30)
             raise subprocess.TimeoutExpired(argv, timeout, output=_read(output_path)) from None
-        self.forked += 1
         return done["rc"], _read(output_path)
 
     def _reply(self, deadline):
-        fd = self._proc.stdout.fileno()
+        fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise TimeoutError("no answer from the fork server")
             chunk = os.read(fd, 65536)
             if not chunk:
-                raise RuntimeError(f"the fork server exited (status {self._proc.wait()})")
+                raise RuntimeError(f"the fork server exited (status {self.proc.wait()})")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line)
 
     def close(self):
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.stdin.close()
+        if self.proc.poll() is None:
+            self.proc.stdin.close()  # the server ends at the end of its input
             try:
-                self._proc.wait(timeout=10)
+                self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-        self._proc = None
+                self.proc.kill()
+                self.proc.wait()
+
+
+SERVERS = ForkServers()
+
+
+def run(argv, cwd, env, timeout, output_path):
+    """(returncode, output) of the ansible-playbook run ``argv``: forked from a server, or exec'd when the environment
+    says CAPI_ROLLOUT_IT_FORK=0."""
+    if env.get("CAPI_ROLLOUT_IT_FORK", "1") == "0":
+        return exec_run(argv, cwd, env, timeout)
+    return SERVERS.run(argv, cwd, env, timeout, output_path)
 
 
 def _read(path):

@@ -16,15 +16,12 @@ from pathlib import Path
 
 import yaml
 
-from forkserver import ForkServer, exec_run
+import forkserver
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
 # registered_results: writes the registered values of the tasks to a JSON file at the end of the run
 CALLBACKS = Path(__file__).resolve().parent / "callback_plugins"
-# module calls are ansible-playbook runs forked from a process that imported Ansible once (forkserver.py);
-# CAPI_ROLLOUT_IT_FORK=0 execs every run instead
-FORK_SERVER = ForkServer()
 
 
 def faked_clock(skew_seconds, monotonic=False):
@@ -74,10 +71,8 @@ def _run_tasks(inventory, host, tasks, timeout):
                    ANSIBLE_DEPRECATION_WARNINGS="0", ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS),
                    ANSIBLE_CALLBACKS_ENABLED="registered_results", CAPI_ROLLOUT_IT_RESULTS=str(out_file))
         argv = [str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)]
-        if os.environ.get("CAPI_ROLLOUT_IT_FORK", "1") == "0":
-            returncode, stdout = exec_run(argv, REPO, env, timeout)
-        else:
-            returncode, stdout = FORK_SERVER.run(argv, REPO, env, timeout, Path(tmp) / "output.txt")
+        # forked from a process that imported Ansible once (forkserver.py); CAPI_ROLLOUT_IT_FORK=0 execs it
+        returncode, stdout = forkserver.run(argv, REPO, env, timeout, Path(tmp) / "output.txt")
         registered = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() else []
         if len(registered) != len(tasks):
             raise AssertionError(f"ansible-playbook ran {len(registered)} of {len(tasks)} tasks (rc {returncode}):\n"

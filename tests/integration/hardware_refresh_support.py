@@ -9,7 +9,10 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import forkserver
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
@@ -79,11 +82,12 @@ def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=
     """Run a playbook; ``report_dir`` None leaves it to the playbook's default (under ``cwd``); ``env`` is added to
     ansible-playbook's environment (a faked clock, for example)."""
     extra = dict(extra_vars) if report_dir is None else dict(extra_vars, report_dir=str(report_dir))
-    proc = subprocess.run(_command(inventory, playbook, extra, check, diff, limit), cwd=str(cwd),
-                          env=dict(playbook_env(), **(env or {})),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
+    with tempfile.TemporaryDirectory(prefix="capi-rollout-it-") as tmp:
+        # forked from a process that imported Ansible once (forkserver.py), as the module calls of playbook.py
+        returncode, stdout = forkserver.run(_command(inventory, playbook, extra, check, diff, limit), cwd,
+                                            dict(playbook_env(), **(env or {})), timeout, Path(tmp) / "output.txt")
     default_dir = Path(cwd) / "report" / str(extra_vars.get("refresh_id", ""))
-    return PlaybookRun(proc.returncode, proc.stdout, default_dir if report_dir is None else report_dir)
+    return PlaybookRun(returncode, stdout, default_dir if report_dir is None else report_dir)
 
 
 def _descendants(pid):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+import forkserver
+
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
 # registered_results: writes the registered values of the tasks to a JSON file at the end of the run
@@ -68,16 +70,17 @@ def _run_tasks(inventory, host, tasks, timeout):
         env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                    ANSIBLE_DEPRECATION_WARNINGS="0", ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS),
                    ANSIBLE_CALLBACKS_ENABLED="registered_results", CAPI_ROLLOUT_IT_RESULTS=str(out_file))
-        proc = subprocess.run([str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)], cwd=str(REPO), env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
+        argv = [str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)]
+        # forked from a process that imported Ansible once (forkserver.py); CAPI_ROLLOUT_IT_FORK=0 execs it
+        returncode, stdout = forkserver.run(argv, REPO, env, timeout, Path(tmp) / "output.txt")
         registered = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() else []
         if len(registered) != len(tasks):
-            raise AssertionError(f"ansible-playbook ran {len(registered)} of {len(tasks)} tasks (rc {proc.returncode}):\n"
-                                 f"{proc.stdout}")
+            raise AssertionError(f"ansible-playbook ran {len(registered)} of {len(tasks)} tasks (rc {returncode}):\n"
+                                 f"{stdout}")
         results = []
         for data in registered:
             result = PlaybookResult(data)
-            result.stdout = proc.stdout
+            result.stdout = stdout
             results.append(result)
         return results
 

@@ -3,8 +3,9 @@
 """Action plugin of capi_rollout_wait: run the module in slices and print its progress in between.
 
 A module cannot write to the job output while it runs. This plugin calls the module repeatedly
-(each call waits at most ``progress_interval`` seconds and returns early, after gathering for a few
-seconds, when an object's state changed: client.waiter.PROGRESS_GATHER_SECONDS), prints the new progress lines as they come - or, after a call without any, a heartbeat line
+(each call waits at most ``progress_interval`` seconds, and returns early when an object's state
+changed, after gathering the changes of a few more seconds: client.waiter.PROGRESS_GATHER_SECONDS),
+prints the new progress lines as they come - or, after a call without any, a heartbeat line
 saying what is still waited for, so a job's output never sits silent for a whole ``stall_timeout`` -
 and carries the wait state (``tracking``) and the time the wait has left (``time_left``, by the API
 server's clock, less the time since the call returned) from one call to the next: every request of a

@@ -147,8 +147,8 @@ options:
   progress_interval:
     description:
       - The most seconds one module call waits before the action plugin gets control back (to print progress and
-        renew the lease). New progress lines are printed within 5 seconds: a call that has new lines goes on for
-        5 seconds gathering those that follow, so a busy rollout starts the module (a process, a connection, its
+        renew the lease). New progress lines are printed within 5 seconds, as a call that has new lines goes on for
+        5 seconds gathering those that follow; so a busy rollout starts the module (a process, a connection, its
         lists) about once per 5 seconds instead of once per change. After a call without any, a heartbeat line says
         how many objects are complete and what the first other one waits for, so the output never sits silent
         for longer than this.

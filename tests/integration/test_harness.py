@@ -65,4 +65,3 @@ def test_a_run_past_its_timeout_is_killed_and_the_server_serves_on():
     (result,) = _run_tasks(INVENTORY, "localhost", [FACTS], timeout=120)
     assert not result.failed and SERVERS.forked == before + 1
     assert _server() == server
-

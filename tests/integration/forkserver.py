@@ -40,8 +40,9 @@ def exec_run(argv, cwd, env, timeout):
     return proc.returncode, proc.stdout
 
 
-def _comparable(env):
-    return {key: value for key, value in env.items() if key not in PER_RUN}
+def _key(script, env):
+    """The server a run goes to: its ansible-playbook script and its environment but for PER_RUN."""
+    return str(script), tuple(sorted((name, value) for name, value in env.items() if name not in PER_RUN))
 
 
 class ForkServers:
@@ -62,7 +63,7 @@ class ForkServers:
         if not self._lock.acquire(blocking=False):  # a run from another thread is in progress
             return exec_run(argv, cwd, env, timeout)
         try:
-            key = (str(argv[0]), tuple(sorted(_comparable(env).items())))
+            key = _key(argv[0], env)
             server = self._servers.pop(key, None)
             if server is None or server.proc.poll() is not None:  # none yet, or it died (a killed test run)
                 server = _Server(argv[0], env)
@@ -77,7 +78,7 @@ class ForkServers:
 
     def pid(self, env, script):
         """The pid of the server of ``env`` (None when there is none), for the test of this harness."""
-        server = self._servers.get((str(script), tuple(sorted(_comparable(env).items()))))
+        server = self._servers.get(_key(script, env))
         return server.proc.pid if server else None
 
     def close(self):

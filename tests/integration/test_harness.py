@@ -2,11 +2,13 @@
 ansible-playbook run as one exec'd, a run whose environment the server's import could not have read is exec'd, and a
 run past its timeout is killed while the server goes on serving. No fleet: the tasks run on localhost."""
 
+import marshal
+import os
 import subprocess
+import sys
+import zipfile
 
 import pytest
-
-import os
 
 from forkserver import SERVERS
 from playbook import ANSIBLE_PLAYBOOK, REPO, _run_tasks
@@ -65,3 +67,34 @@ def test_a_run_past_its_timeout_is_killed_and_the_server_serves_on():
     (result,) = _run_tasks(INVENTORY, "localhost", [FACTS], timeout=120)
     assert not result.failed and SERVERS.forked == before + 1
     assert _server() == server
+
+
+def _import_from_zip(tmp_path, name, source, cache):
+    """Import module ``cached_mod`` of ``source`` from a new zip ``name`` in a new Python process; returns its VALUE
+    and the file name its code carries (what a traceback shows)."""
+    archive = tmp_path / name
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("cached_mod.py", source)
+    env = dict(os.environ, PYTHONPATH=str(REPO / "tests" / "ansiballz_cache"))
+    env.pop("CAPI_ROLLOUT_BYTECODE_CACHE", None)
+    if cache:
+        env["CAPI_ROLLOUT_BYTECODE_CACHE"] = str(cache)
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import cached_mod; "
+             "print(cached_mod.VALUE, cached_mod.where.__code__.co_filename)")
+    out = subprocess.run([sys.executable, "-c", probe, str(archive)], env=env, capture_output=True, text=True, check=True)
+    value, filename = out.stdout.split()
+    return int(value), filename
+
+
+def test_the_bytecode_cache_serves_the_same_source_again_and_never_stale_code(tmp_path):
+    cache = tmp_path / "cache"
+    source = "VALUE = 1\ndef where():\n    raise RuntimeError\n"
+    assert _import_from_zip(tmp_path, "a.zip", source, cache) == (1, str(tmp_path / "a.zip" / "cached_mod.py"))
+    (entry,) = cache.iterdir()
+    # the entry is what a second process runs: swap its code and the next import of the same source shows it
+    entry.write_bytes(marshal.dumps(compile(source.replace("VALUE = 1", "VALUE = 99"), "elsewhere.py", "exec")))
+    assert _import_from_zip(tmp_path, "b.zip", source, cache) == (99, str(tmp_path / "b.zip" / "cached_mod.py"))
+    # another source is compiled, not taken from the cache; without the variable there is no cache at all
+    assert _import_from_zip(tmp_path, "c.zip", source.replace("VALUE = 1", "VALUE = 2"), cache)[0] == 2
+    assert len(list(cache.iterdir())) == 2
+    assert _import_from_zip(tmp_path, "d.zip", source, None)[0] == 1

@@ -20,7 +20,6 @@ AWX records a job's artifacts (set_stats) from the ``artifact_data`` of its ``pl
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,6 +27,8 @@ from pathlib import Path
 
 import yaml
 from capisim.cluster import kubectl_binary
+
+import proctree
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -139,7 +140,7 @@ class AwxJob:
         try:
             self.exit_code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            proctree.kill_tree(self.process.pid)  # ansible-runner, ansible-playbook and its detached workers
             self.process.wait(30)
             raise AssertionError(f"AWX job {self.job_id} still running after {timeout}s:\n{self.stdout()[-6000:]}")
         finally:

@@ -28,16 +28,24 @@ import threading
 import time
 import traceback
 
+import proctree
+
 # Environment variables a forked run may set differently from the server: the results file of the callback
 # (callback_plugins/registered_results.py reads it at the end of the run) and the name pytest gives the current test.
 PER_RUN = ("CAPI_ROLLOUT_IT_RESULTS", "PYTEST_CURRENT_TEST")
 
 
 def exec_run(argv, cwd, env, timeout):
-    """(returncode, output) of ``argv`` exec'd as a new process: subprocess.run's semantics and TimeoutExpired."""
-    proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=timeout, check=False)
-    return proc.returncode, proc.stdout
+    """(returncode, output) of ``argv`` exec'd as a new process; past ``timeout`` it and every process under it are
+    killed (proctree) and TimeoutExpired is raised."""
+    with subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+        try:
+            output = proc.communicate(timeout=timeout)[0]
+        except subprocess.TimeoutExpired:
+            proctree.kill_tree(proc.pid)
+            output = proc.communicate()[0]
+            raise subprocess.TimeoutExpired(argv, timeout, output=output) from None
+    return proc.returncode, output
 
 
 def _key(script, env):
@@ -105,7 +113,7 @@ class _Server:
         try:
             done = self._reply(deadline)
         except TimeoutError:
-            os.killpg(pid, signal.SIGKILL)
+            proctree.kill_tree(pid)  # the run and its workers, which start sessions of their own
             self._reply(time.monotonic() + 30)
             raise subprocess.TimeoutExpired(argv, timeout, output=_read(output_path)) from None
         return done["rc"], _read(output_path)

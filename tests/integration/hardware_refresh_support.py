@@ -6,13 +6,13 @@ wrote, the objects on the management clusters, their Leases and audit logs.
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import forkserver
+import proctree
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
@@ -90,32 +90,6 @@ def run_playbook(inventory, playbook, extra_vars, report_dir, check=False, diff=
     return PlaybookRun(returncode, stdout, default_dir if report_dir is None else report_dir)
 
 
-def _descendants(pid):
-    """The processes below ``pid`` (from /proc), children before their own."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(0), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _signal(pid, sig):
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
-
-
 class Background:
     """ansible-playbook running in its own process group, its output in a file; as a context manager, killed at the end
     of the block when it still runs."""
@@ -144,17 +118,8 @@ class Background:
 
     def kill(self):
         """SIGKILL to ansible-playbook and every process under it, as when its machine or container dies: nothing gets
-        to clean up. Its process group is not enough: its workers start sessions of their own (ansible-core's
-        WorkerProcess._detach, os.setsid), and they and the module calls they run would go on (an action plugin such as
-        capi_rollout_wait's keeps calling its module). The tree is frozen first (SIGSTOP) so that none forks meanwhile."""
-        frozen = []
-        for _round in range(2):  # a process forked while the first round ran is caught by the second
-            for pid in [self.proc.pid] + _descendants(self.proc.pid):
-                if pid not in frozen:
-                    _signal(pid, signal.SIGSTOP)
-                    frozen.append(pid)
-        for pid in frozen:
-            _signal(pid, signal.SIGKILL)
+        to clean up (proctree.kill_tree)."""
+        proctree.kill_tree(self.proc.pid)
         self.proc.wait(timeout=30)
         self._out.close()
 

@@ -9,6 +9,7 @@ import sys
 import zipfile
 
 import pytest
+from capisim.polling import wait_for
 
 from forkserver import SERVERS
 from playbook import ANSIBLE_PLAYBOOK, REPO, _run_tasks
@@ -58,15 +59,42 @@ def test_a_run_with_other_configuration_is_forked_from_a_server_that_imported_it
     assert _facts(result)["forks"] == 5 and _server() == first  # positive control: the first server, kept
 
 
-def test_a_run_past_its_timeout_is_killed_and_the_server_serves_on():
+def _gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie: killed, not yet reaped by init
+    except FileNotFoundError:
+        return True
+
+
+def _time_out_a_sleeping_run(tmp_path):
+    """A run killed past its timeout takes the processes of its tasks along: they run under a worker in a session of
+    its own (ansible-core's WorkerProcess._detach), out of the run's process group."""
+    marker = tmp_path / "sleeping"
+    sleeper = {"ansible.builtin.shell": f"echo $$ > {marker}.tmp && mv {marker}.tmp {marker} && exec sleep 97",
+               "vars": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}
+    with pytest.raises(subprocess.TimeoutExpired):
+        _run_tasks(INVENTORY, "localhost", [sleeper], timeout=8)
+    assert marker.exists(), "the task had not started: nothing to kill"  # positive control
+    pid = int(marker.read_text(encoding="utf-8"))
+    wait_for(f"the run's sleep (pid {pid}) to be killed with the run", lambda: _gone(pid), timeout=10)
+
+
+def test_a_run_past_its_timeout_is_killed_with_its_workers_and_the_server_serves_on(tmp_path):
     _run_tasks(INVENTORY, "localhost", [FACTS], timeout=120)
     server = _server()
-    with pytest.raises(subprocess.TimeoutExpired):
-        _run_tasks(INVENTORY, "localhost", [{"ansible.builtin.pause": {"seconds": 60}}], timeout=3)
+    _time_out_a_sleeping_run(tmp_path)
     before = SERVERS.forked
     (result,) = _run_tasks(INVENTORY, "localhost", [FACTS], timeout=120)
     assert not result.failed and SERVERS.forked == before + 1
     assert _server() == server
+
+
+def test_an_exec_d_run_past_its_timeout_is_killed_with_its_workers(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAPI_ROLLOUT_IT_FORK", "0")
+    before = SERVERS.forked
+    _time_out_a_sleeping_run(tmp_path)
+    assert SERVERS.forked == before
 
 
 def _import_from_zip(tmp_path, name, source, cache):

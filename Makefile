@@ -56,10 +56,10 @@ sanity-floor: venv-floor system-deps ## ansible-test sanity on the declared floo
 	scripts/ansible-test.sh $(FLOOR_VENV) sanity
 
 units: venv ## unit tests of the pure core and client helpers
-	scripts/ansible-test.sh $(VENV) units --requirements
+	scripts/ansible-test.sh $(VENV) units
 
 units-floor: venv-floor ## the same unit tests on the floor
-	scripts/ansible-test.sh $(FLOOR_VENV) units --requirements
+	scripts/ansible-test.sh $(FLOOR_VENV) units
 
 typecheck: venv collection-link ## mypy over the boundary types (the run, the verb interface, the plan, the wait state): files in mypy.ini
 	$(VENV)/bin/mypy --config-file mypy.ini

@@ -34,7 +34,13 @@ fi
 # keyed by checkout and venv: two clones or worktrees running ansible-test at once must not remove each other's copy
 dest=${TMPDIR:-/tmp}/capi-rollout-ansible-test/$(printf '%s\0%s' "$root" "$venv" | sha256sum | cut -c1-12)/ansible_collections/capi/rollout
 rm -rf "$dest" && mkdir -p "$dest"
-(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | tar --null -T - -cf -) | tar -xf - -C "$dest"
+# (files deleted but not yet committed are left out: a loop of builtins, no process per file)
+(cd "$root" && git ls-files -co --exclude-standard -z | while IFS= read -r -d '' f; do [ ! -e "$f" ] || printf '%s\0' "$f"; done \
+  | tar --null -T - -cf -) | tar -xf - -C "$dest"
 cd "$dest"
 export PATH=$venv/bin:$PATH
-exec "$venv/bin/ansible-test" "$@" --venv --python "$pyver" --color no
+# sanity: --venv, ansible-test's own pinned linters in venvs it keeps under ~/.ansible/test. units: --local, the
+# venv's pinned pytest and requirements (requirements/*.txt); --venv would build and fill a new venv on every run,
+# twice the CPU of the unit tests themselves.
+case $1 in units) where=--local ;; *) where=--venv ;; esac
+exec "$venv/bin/ansible-test" "$@" "$where" --python "$pyver" --color no

@@ -14,6 +14,9 @@ FLEET       ?= tests/fleets/demo.yml
 SIM_STATE   ?= .sim
 export PYTHONPATH := $(CURDIR)/tests/sim
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# Python keeps the bytecode of what it imports (scripts/venv.sh installs without it): a caller's
+# PYTHONDONTWRITEBYTECODE, as container images often set, would make every process compile every file again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help system-deps venv venv-floor venv-docs venv-galaxy venv-molecule kube collection-link sanity sanity-floor \
         units units-floor typecheck lint docs docs-lint galaxy-import ee-check conformance molecule integration test checks-current \

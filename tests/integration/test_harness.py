@@ -1,6 +1,8 @@
 """The harness that runs the module calls (playbook.py, forkserver.py): a run forked from the server is the same
 ansible-playbook run as one exec'd, a run whose environment the server's import could not have read is exec'd, and a
-run past its timeout is killed while the server goes on serving. No fleet: the tasks run on localhost."""
+run past its timeout is killed with its task workers while the server goes on serving; and the bytecode cache of the
+module runs (tests/ansiballz_cache) serves the same source again and never stale code. No fleet: the tasks run on
+localhost."""
 
 import marshal
 import os
@@ -9,6 +11,7 @@ import sys
 import zipfile
 
 import pytest
+from capisim import procs
 from capisim.polling import wait_for
 
 from forkserver import SERVERS
@@ -59,14 +62,6 @@ def test_a_run_with_other_configuration_is_forked_from_a_server_that_imported_it
     assert _facts(result)["forks"] == 5 and _server() == first  # positive control: the first server, kept
 
 
-def _gone(pid):
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie: killed, not yet reaped by init
-    except FileNotFoundError:
-        return True
-
-
 def _time_out_a_sleeping_run(tmp_path):
     """A run killed past its timeout takes the processes of its tasks along: they run under a worker in a session of
     its own (ansible-core's WorkerProcess._detach), out of the run's process group."""
@@ -77,7 +72,7 @@ def _time_out_a_sleeping_run(tmp_path):
         _run_tasks(INVENTORY, "localhost", [sleeper], timeout=8)
     assert marker.exists(), "the task had not started: nothing to kill"  # positive control
     pid = int(marker.read_text(encoding="utf-8"))
-    wait_for(f"the run's sleep (pid {pid}) to be killed with the run", lambda: _gone(pid), timeout=10)
+    wait_for(f"the run's sleep (pid {pid}) to be killed with the run", lambda: not procs.alive(pid), timeout=10)
 
 
 def test_a_run_past_its_timeout_is_killed_with_its_workers_and_the_server_serves_on(tmp_path):

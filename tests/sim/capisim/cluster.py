@@ -208,7 +208,7 @@ class ManagementCluster:
             "--endpoint-reconciler-type=none",
             f"--audit-policy-file={self.dir / 'audit-policy.yaml'}", f"--audit-log-path={self.audit_log}",
             "--audit-log-format=json", "--audit-log-mode=blocking",
-            # API Priority and Fairness updates its metrics every few ms: half of an idle server's CPU (profiled). The
+            # API Priority and Fairness updates its metrics every few ms: a third of an idle server's CPU (pprof). The
             # client's answer to a 429 is unit-tested; nothing here relies on APF's queueing.
             "--enable-priority-and-fairness=false",
         ]

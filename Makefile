@@ -97,9 +97,11 @@ molecule: venv-molecule system-deps kube collection-link ## Molecule scenarios o
 	done; exit $$status
 
 # The fleet tests run thousands of modules; tests/ansiballz_cache keeps the bytecode AnsiballZ's zipimport compiles
-# for each of them (its docstring says how). Not for `make bench`, whose figures compare with kubernetes.core's runs.
+# for each of them and the payloads ansible-playbook builds for them (its docstring says how). Not for `make bench`,
+# whose figures compare with kubernetes.core's runs.
 integration conformance molecule: export PYTHONPATH := $(CURDIR)/tests/sim:$(CURDIR)/tests/ansiballz_cache
 integration conformance molecule: export CAPI_ROLLOUT_BYTECODE_CACHE := $(CURDIR)/.build/bytecode-cache
+integration conformance molecule: export CAPI_ROLLOUT_PAYLOAD_CACHE := $(CURDIR)/.build/payload-cache
 
 integration: venv venv-bench system-deps kube collection-link ## modules, roles and playbooks against simulated fleets
 	$(PY) -m pytest tests/integration -q -n 3 --dist loadgroup --durations=30

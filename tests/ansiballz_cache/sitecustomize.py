@@ -1,4 +1,5 @@
-"""A bytecode cache for the module runs of the tests: on when $CAPI_ROLLOUT_BYTECODE_CACHE names a directory.
+"""Caches for the module runs of the tests: bytecode, on when $CAPI_ROLLOUT_BYTECODE_CACHE names a directory, and
+AnsiballZ payloads, on when $CAPI_ROLLOUT_PAYLOAD_CACHE does.
 
 AnsiballZ ships a module and the module_utils it imports as Python source in a zip, which the module's process imports
 with zipimport. zipimport cannot write bytecode, so every module run compiles the same source again: about half the
@@ -7,6 +8,14 @@ $PYTHONPATH (the Makefile's test targets put this directory there); it makes zip
 by the source itself, the interpreter's bytecode version and optimization level, as __pycache__ does for files. The
 module still runs from its own zip: the code of a source never seen is compiled, and the file names in tracebacks are
 this run's (``_imp._fix_co_filename``, as importlib does for a .pyc).
+
+ansible-playbook builds each module's payload (the zip of the module and the module_utils it imports, found by parsing
+each file) once per run, in ``ansiballz_cache`` of the run's local temporary directory: 0.15 CPU s for every run of
+a capi.rollout module, and the tests make over a thousand runs. With the payload cache, that directory is a link to
+one shared by the runs, keyed by the Python, the ansible-core installation and every file of this checkout's
+``plugins/modules`` and ``plugins/module_utils``: a changed source makes a new key, so a run never gets a payload of
+other code. Only for ansible-core 2.19 and newer, which lock the cache across processes (``_locking.named_mutex``);
+older releases lock it within one run only, so they keep their own.
 """
 
 import os
@@ -42,5 +51,46 @@ def _install(cache_dir):
     zipimport._compile_source = cached_compile_source  # pylint: disable=protected-access
 
 
+def _payload_key(ansible_dir):
+    import hashlib  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+
+    digest = hashlib.sha256(f"{sys.version}\0{ansible_dir}\0".encode())
+    with open(os.path.join(ansible_dir, "release.py"), "rb") as handle:
+        digest.update(handle.read())
+    plugins = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plugins")
+    for part in ("modules", "module_utils"):
+        for folder, dirs, files in sorted(os.walk(os.path.join(plugins, part))):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    digest.update(f"\0{os.path.relpath(path, plugins)}\0".encode() + handle.read())
+    return digest.hexdigest()[:32]
+
+
+def _share_payloads(cache_dir):
+    import sys  # pylint: disable=import-outside-toplevel
+    import tempfile  # pylint: disable=import-outside-toplevel
+
+    mkdtemp = tempfile.mkdtemp
+
+    def mkdtemp_sharing_payloads(suffix=None, prefix=None, dir=None):  # pylint: disable=redefined-builtin
+        path = mkdtemp(suffix, prefix, dir)
+        ansible = sys.modules.get("ansible")
+        # ansible.config.manager makes the run's local temporary directory (DEFAULT_LOCAL_TMP) with this prefix
+        if prefix and prefix.startswith("ansible-local-") and ansible is not None:
+            ansible_dir = os.path.dirname(ansible.__file__)
+            if os.path.exists(os.path.join(ansible_dir, "_internal", "_locking.py")):
+                shared = os.path.join(cache_dir, _payload_key(ansible_dir))
+                os.makedirs(shared, exist_ok=True)
+                os.symlink(shared, os.path.join(path, "ansiballz_cache"))
+        return path
+
+    tempfile.mkdtemp = mkdtemp_sharing_payloads
+
+
 if os.environ.get("CAPI_ROLLOUT_BYTECODE_CACHE"):
     _install(os.environ["CAPI_ROLLOUT_BYTECODE_CACHE"])
+if os.environ.get("CAPI_ROLLOUT_PAYLOAD_CACHE"):
+    _share_payloads(os.environ["CAPI_ROLLOUT_PAYLOAD_CACHE"])

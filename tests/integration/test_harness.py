@@ -1,11 +1,15 @@
 """The harness that runs the module calls (playbook.py, forkserver.py): a run forked from the server is the same
 ansible-playbook run as one exec'd, a run whose environment the server's import could not have read is exec'd, and a
 run past its timeout is killed with its task workers while the server goes on serving; and the bytecode cache of the
-module runs (tests/ansiballz_cache) serves the same source again and never stale code. No fleet: the tasks run on
-localhost."""
+module runs (tests/ansiballz_cache) serves the same source again and never stale code, as its cache of AnsiballZ
+payloads serves the next run and keys by every source a payload holds. No fleet: the tasks run on localhost."""
 
+import base64
+import dataclasses
+import io
 import marshal
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -121,3 +125,82 @@ def test_the_bytecode_cache_serves_the_same_source_again_and_never_stale_code(tm
     assert _import_from_zip(tmp_path, "c.zip", source.replace("VALUE = 1", "VALUE = 2"), cache)[0] == 2
     assert len(list(cache.iterdir())) == 2
     assert _import_from_zip(tmp_path, "d.zip", source, None)[0] == 1
+
+
+MODULE_PAYLOAD = "ansible_collections.capi.rollout.plugins.modules.capi_rollout_info-ZIP_DEFLATED-none"
+
+
+def _info_of_no_kind(tmp_path, monkeypatch, cache):
+    """A run of capi_rollout_info with a kind it has not (it fails on its argument spec: no fleet needed), with the
+    payload cache in ``cache`` (None: off); returns the registered result."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "tests" / "ansiballz_cache"))
+    if cache:
+        monkeypatch.setenv("CAPI_ROLLOUT_PAYLOAD_CACHE", str(cache))
+    else:
+        monkeypatch.delenv("CAPI_ROLLOUT_PAYLOAD_CACHE", raising=False)
+    task = {"capi.rollout.capi_rollout_info": {"kind": "NoKind"}, "vars": {"ansible_connection": "local",
+                                                        "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}
+    (result,) = _run_tasks(INVENTORY, "localhost", [task], timeout=120)
+    return result
+
+
+def test_the_payload_cache_serves_the_next_run_the_payload_of_the_first(tmp_path, monkeypatch):
+    cache = tmp_path / "payloads"
+    first = _info_of_no_kind(tmp_path, monkeypatch, cache)
+    assert first.failed and "NoKind" in first["msg"], first  # the module ran (its argument spec spoke)
+    (key,) = cache.iterdir()
+    entry = key / MODULE_PAYLOAD
+    # swap the module in the cached payload: the next run runs what the cache holds, not the source
+    # pylint: disable-next=import-outside-toplevel
+    from ansible.executor.module_common import _CachedModule
+    cached = _CachedModule.load(str(entry))
+    swapped = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base64.b64decode(cached.zip_data))) as source, \
+            zipfile.ZipFile(swapped, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename.endswith("/modules/capi_rollout_info.py"):
+                data = b"import json, sys\nprint(json.dumps({'msg': 'from the cache'}))\nsys.exit(0)\n"
+            target.writestr(item, data)
+    dataclasses.replace(cached, zip_data=base64.b64encode(swapped.getvalue())).dump(str(entry))
+    assert _info_of_no_kind(tmp_path, monkeypatch, cache)["msg"] == "from the cache"
+    # positive control: without the variable the run builds its own payload from the source
+    assert "NoKind" in _info_of_no_kind(tmp_path, monkeypatch, None)["msg"]
+
+
+def _payload_link(checkout, cache):
+    """The directory the payload cache of ``checkout`` (a copy of sitecustomize.py and a plugins tree) links an
+    ansible-playbook run's payloads to, in a new Python process (None: no link)."""
+    env = dict(os.environ, PYTHONPATH=str(checkout / "tests" / "ansiballz_cache"))
+    env.pop("CAPI_ROLLOUT_PAYLOAD_CACHE", None)
+    if cache:
+        env["CAPI_ROLLOUT_PAYLOAD_CACHE"] = str(cache)
+    probe = ("import os, shutil, tempfile, ansible; run = tempfile.mkdtemp(prefix='ansible-local-1'); "
+             "link = os.path.join(run, 'ansiballz_cache'); "
+             "print(os.readlink(link) if os.path.islink(link) else None); shutil.rmtree(run)")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def test_the_payload_cache_keys_by_every_module_and_module_util_source(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "tests" / "ansiballz_cache").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "ansiballz_cache" / "sitecustomize.py", checkout / "tests" / "ansiballz_cache")
+    util = checkout / "plugins" / "module_utils" / "core" / "view.py"
+    util.parent.mkdir(parents=True)
+    util.write_text("A = 1\n", encoding="utf-8")
+    (checkout / "plugins" / "modules").mkdir()
+    (checkout / "plugins" / "modules" / "capi_rollout_info.py").write_text("B = 1\n", encoding="utf-8")
+    cache = tmp_path / "payloads"
+    first = _payload_link(checkout, cache)
+    assert first.startswith(str(cache)) and _payload_link(checkout, cache) == first
+    util.write_text("A = 2\n", encoding="utf-8")
+    second = _payload_link(checkout, cache)
+    assert second.startswith(str(cache)) and second != first
+    (checkout / "plugins" / "modules" / "capi_rollout_info.py").write_text("B = 2\n", encoding="utf-8")
+    third = _payload_link(checkout, cache)
+    assert third not in (first, second)
+    (checkout / "plugins" / "filter").mkdir()  # controller-side: never in a payload
+    (checkout / "plugins" / "filter" / "report.py").write_text("C = 1\n", encoding="utf-8")
+    assert _payload_link(checkout, cache) == third
+    assert _payload_link(checkout, None) == "None"

@@ -138,8 +138,8 @@ def _info_of_no_kind(tmp_path, monkeypatch, cache):
         monkeypatch.setenv("CAPI_ROLLOUT_PAYLOAD_CACHE", str(cache))
     else:
         monkeypatch.delenv("CAPI_ROLLOUT_PAYLOAD_CACHE", raising=False)
-    task = {"capi.rollout.capi_rollout_info": {"kind": "NoKind"}, "vars": {"ansible_connection": "local",
-                                                        "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}
+    local = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+    task = {"capi.rollout.capi_rollout_info": {"kind": "NoKind"}, "vars": local}
     (result,) = _run_tasks(INVENTORY, "localhost", [task], timeout=120)
     return result
 

@@ -14,8 +14,10 @@ each file) once per run, in ``ansiballz_cache`` of the run's local temporary dir
 a capi.rollout module, and the tests make over a thousand runs. With the payload cache, that directory is a link to
 one shared by the runs, keyed by the Python, the ansible-core installation and every file of this checkout's
 ``plugins/modules`` and ``plugins/module_utils``: a changed source makes a new key, so a run never gets a payload of
-other code. Only for ansible-core 2.19 and newer, which lock the cache across processes (``_locking.named_mutex``);
-older releases lock it within one run only, so they keep their own.
+other code. That key holds every source a payload can have only when this checkout is the one collection Ansible can
+load modules from (besides ansible-core's own), so a run that could find another (kubernetes.core, in the benchmark's
+venv) keeps its own cache. Only for ansible-core 2.19 and newer, which lock the cache across processes
+(``_locking.named_mutex``); older releases lock it within one run only, so they keep their own too.
 """
 
 import os
@@ -51,6 +53,44 @@ def _install(cache_dir):
     zipimport._compile_source = cached_compile_source  # pylint: disable=protected-access
 
 
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _collection_roots():
+    """Where Ansible looks for collections: $ANSIBLE_COLLECTIONS_PATH, collections_path of the ansible.cfg it reads,
+    the default paths and sys.path (COLLECTIONS_SCAN_SYS_PATH). More than it looks in is only more careful."""
+    import configparser  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+
+    roots = [os.path.expanduser("~/.ansible/collections"), "/usr/share/ansible/collections"] + sys.path
+    for variable in ("ANSIBLE_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATHS"):
+        roots += os.environ.get(variable, "").split(os.pathsep)
+    for config in (os.environ.get("ANSIBLE_CONFIG", ""), "ansible.cfg", os.path.expanduser("~/.ansible.cfg"),
+                   "/etc/ansible/ansible.cfg"):
+        if config and os.path.isfile(config):
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read(config)
+            for option in ("collections_path", "collections_paths"):
+                for root in parser.get("defaults", option, fallback="").split(os.pathsep):
+                    if root:
+                        roots.append(os.path.join(os.path.dirname(os.path.abspath(config)), os.path.expanduser(root)))
+            break
+    return [root for root in roots if root]
+
+
+def _only_this_collection():
+    """Whether every collection in reach is this checkout."""
+    checkout = os.path.realpath(CHECKOUT)
+    for root in _collection_roots():
+        top = os.path.join(root, "ansible_collections")
+        for namespace in os.listdir(top) if os.path.isdir(top) else ():
+            folder = os.path.join(top, namespace)
+            for name in os.listdir(folder) if os.path.isdir(folder) else ():
+                if os.path.realpath(os.path.join(folder, name)) != checkout:
+                    return False
+    return True
+
+
 def _payload_key(ansible_dir):
     import hashlib  # pylint: disable=import-outside-toplevel
     import sys  # pylint: disable=import-outside-toplevel
@@ -58,7 +98,7 @@ def _payload_key(ansible_dir):
     digest = hashlib.sha256(f"{sys.version}\0{ansible_dir}\0".encode())
     with open(os.path.join(ansible_dir, "release.py"), "rb") as handle:
         digest.update(handle.read())
-    plugins = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plugins")
+    plugins = os.path.join(CHECKOUT, "plugins")
     for part in ("modules", "module_utils"):
         for folder, dirs, files in sorted(os.walk(os.path.join(plugins, part))):
             dirs.sort()
@@ -81,7 +121,7 @@ def _share_payloads(cache_dir):
         # ansible.config.manager makes the run's local temporary directory (DEFAULT_LOCAL_TMP) with this prefix
         if prefix and prefix.startswith("ansible-local-") and ansible is not None:
             ansible_dir = os.path.dirname(ansible.__file__)
-            if os.path.exists(os.path.join(ansible_dir, "_internal", "_locking.py")):
+            if os.path.exists(os.path.join(ansible_dir, "_internal", "_locking.py")) and _only_this_collection():
                 shared = os.path.join(cache_dir, _payload_key(ansible_dir))
                 os.makedirs(shared, exist_ok=True)
                 os.symlink(shared, os.path.join(path, "ansiballz_cache"))

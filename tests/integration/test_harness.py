@@ -168,17 +168,22 @@ def test_the_payload_cache_serves_the_next_run_the_payload_of_the_first(tmp_path
     assert "NoKind" in _info_of_no_kind(tmp_path, monkeypatch, None)["msg"]
 
 
-def _payload_link(checkout, cache):
+def _payload_link(checkout, cache, collections=None):
     """The directory the payload cache of ``checkout`` (a copy of sitecustomize.py and a plugins tree) links an
-    ansible-playbook run's payloads to, in a new Python process (None: no link)."""
-    env = dict(os.environ, PYTHONPATH=str(checkout / "tests" / "ansiballz_cache"))
-    env.pop("CAPI_ROLLOUT_PAYLOAD_CACHE", None)
+    ansible-playbook run's payloads to, in a new Python process started in ``checkout`` (None: no link);
+    ``collections``: $ANSIBLE_COLLECTIONS_PATH."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("CAPI_ROLLOUT_PAYLOAD_CACHE", "ANSIBLE_CONFIG", "ANSIBLE_COLLECTIONS_PATH")}
+    env["PYTHONPATH"] = str(checkout / "tests" / "ansiballz_cache")
     if cache:
         env["CAPI_ROLLOUT_PAYLOAD_CACHE"] = str(cache)
+    if collections:
+        env["ANSIBLE_COLLECTIONS_PATH"] = str(collections)
     probe = ("import os, shutil, tempfile, ansible; run = tempfile.mkdtemp(prefix='ansible-local-1'); "
              "link = os.path.join(run, 'ansiballz_cache'); "
              "print(os.readlink(link) if os.path.islink(link) else None); shutil.rmtree(run)")
-    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=str(checkout), capture_output=True, text=True,
+                         check=True)
     return out.stdout.strip()
 
 
@@ -204,3 +209,12 @@ def test_the_payload_cache_keys_by_every_module_and_module_util_source(tmp_path)
     (checkout / "plugins" / "filter" / "report.py").write_text("C = 1\n", encoding="utf-8")
     assert _payload_link(checkout, cache) == third
     assert _payload_link(checkout, None) == "None"
+    # a collection path that holds this checkout only keeps the cache; one that holds another collection (whose
+    # sources the key does not cover) does not
+    linked = tmp_path / "linked" / "ansible_collections" / "capi"
+    linked.mkdir(parents=True)
+    (linked / "rollout").symlink_to(checkout)
+    assert _payload_link(checkout, cache, collections=linked.parents[1]) == third
+    other = tmp_path / "other" / "ansible_collections" / "kubernetes" / "core" / "plugins" / "modules"
+    other.mkdir(parents=True)
+    assert _payload_link(checkout, cache, collections=other.parents[4]) == "None"

@@ -18,7 +18,7 @@ import pytest
 from capisim import procs
 from capisim.polling import wait_for
 
-from forkserver import SERVERS
+from forkserver import SERVERS, collection_metadata_parsed_once
 from playbook import ANSIBLE_PLAYBOOK, REPO, _run_tasks
 
 INVENTORY = "localhost,"
@@ -43,6 +43,21 @@ def test_a_forked_run_registers_what_an_exec_d_run_registers(monkeypatch):
     assert SERVERS.forked == before + 1
     assert [_facts(result) for result in forked] == [_facts(result) for result in execd]
     assert "PLAY RECAP" in forked[0].stdout and "localhost" in forked[0].stdout
+
+
+def test_the_server_parses_a_routing_table_once_and_every_run_gets_a_copy_of_its_own():
+    calls = []
+
+    def parse(data, content_id):
+        calls.append(content_id)
+        return {"plugin_routing": {"modules": {"old": {"redirect": data.decode()}}}}
+
+    parse_once = collection_metadata_parsed_once(parse)
+    first = parse_once(b"new", ("ansible.builtin", "runtime.yml"))
+    first["plugin_routing"]["modules"]["old"]["redirect"] = "changed by a run"  # ansible-core canonicalizes in place
+    assert parse_once(b"new", ("ansible.builtin", "runtime.yml")) == {"plugin_routing": {"modules": {"old": {"redirect": "new"}}}}
+    assert parse_once(b"other", ("capi.rollout", "runtime.yml"))["plugin_routing"]["modules"]["old"]["redirect"] == "other"
+    assert calls == [("ansible.builtin", "runtime.yml"), ("capi.rollout", "runtime.yml")]
 
 
 def _server(**extra):

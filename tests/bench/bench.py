@@ -754,7 +754,7 @@ def rewrite_docs(path, tables):
 # ----------------------------------------------------------------------------------------------------------------
 
 # The smoke run puts its two scale-out hosts on one API server, so the shared-server path is exercised too.
-SMOKE = {"info_mds": 10, "restart_mds": 10, "wait_mds": 2, "plan": "1x10", "scaleout": "2x3@1", "refresh": "1x4",
+SMOKE = {"info_mds": 3, "restart_mds": 3, "wait_mds": 2, "plan": "1x10", "scaleout": "2x3@1", "refresh": "1x4",
          "reps": 1, "max_servers": 1}
 FULL = {"info_mds": 50, "restart_mds": 10, "wait_mds": 3, "plan": "1x10,1x60,1x300,1x1000,6x10,10x30,50x20",
         "scaleout": "1x10@1,1x10@5,2x10@1,2x10@5,4x10@1,4x10@5", "refresh": "1x10,1x60,1x300", "reps": 3}

@@ -130,7 +130,7 @@ def test_request_counts_are_what_the_audit_logs_say(smoke):
     # one restart call: discovery, one list, the Cluster, the MachineSets (a restart now's trigger must be later than
     # their creation), one patch per MachineDeployment
     restart = next(e for e in results["scenarios"] if e["group"] == "restart" and e["tool"] == "capi.rollout")
-    assert restart["requests"] == 4 + 10
+    assert restart["requests"] == 4 + 3
 
 
 def test_no_api_server_of_the_smoke_run_is_left(smoke):

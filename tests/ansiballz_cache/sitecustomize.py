@@ -11,8 +11,9 @@ this run's (``_imp._fix_co_filename``, as importlib does for a .pyc).
 
 ansible-playbook builds each module's payload (the zip of the module and the module_utils it imports, found by parsing
 each file) once per run, in ``ansiballz_cache`` of the run's local temporary directory: 0.15 CPU s for every run of
-a capi.rollout module, and the tests make over a thousand runs. With the payload cache, that directory is a link to
-one shared by the runs, keyed by the Python, the ansible-core installation and every file of this checkout's
+a capi.rollout module. The runs of tests/integration/forkserver.py share their server's; the exec'd runs (Molecule,
+AWX, background refreshes, conformance) and each new server's first do not. With the payload cache, that directory is
+a link to one shared by the runs, keyed by the Python, the ansible-core installation and every file of this checkout's
 ``plugins/modules`` and ``plugins/module_utils``: a changed source makes a new key, so a run never gets a payload of
 other code. That key holds every source a payload can have only when this checkout is the one collection Ansible can
 load modules from (besides ansible-core's own), so a run that could find another (kubernetes.core, in the benchmark's
